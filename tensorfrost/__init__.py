@@ -1,0 +1,50 @@
+"""tensorfrost: tensor programs in Python, fused into native kernels.
+
+    import tensorfrost as tf
+    tf.initialize(tf.cpu)
+
+    def wave():
+        u = tf.input([-1, -1], tf.float32)
+        i, j = u.indices
+        return u[i - 1, j] + u[i + 1, j] - 2.0 * u
+
+    step = tf.compile(wave)
+    out = step(np.zeros((64, 64), np.float32))
+"""
+
+from .backend import codegen, cpp_lang, cpu, glsl_lang, hlsl_lang, initialize, interpreter, opengl
+from .ir.algorithms import (all, any, dot, matmul, mean, merge_dim, norm, prefix_sum, prod, repeat, reshape,
+                            reverse, split_dim, squeeze, sum, transpose, unsqueeze)
+from .ir.dtypes import DType, bool1, float32, int32, uint32
+from .ir.errors import (ArgumentError, CompileError, DTypeError, RuntimeCheckError, ShapeError,
+                        TensorFrostError, TraceError)
+from .ir.mathfn import (abs, acos, asfloat, asin, asint, asuint, atan, atan2, bool, ceil, clamp, copy, cos,
+                        cosh, exp, exp2, float, floor, fma, frac, int, lerp, log, log2, max, min, pcg, pcgf,
+                        pow, rcp, reversebits, round, rsqrt, select, sign, sin, sinh, smoothstep, sqr, sqrt,
+                        tan, tanh, trunc, uint)
+from .ir.tensor import Tensor
+from .ir.trace import Arg
+from .ir.tracing import (assert_tensor, break_loop, buffer, const, continue_loop, if_cond, index,
+                         index_grid, indices, input, loop, ones, region_begin, region_end, scatterAdd,
+                         scatterAnd, scatterMax, scatterMin, scatterOr, scatterXor, zeros)
+from .program import TensorProgram, compile
+from .runtime import TensorMemory, tensor
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
+    "compile", "TensorProgram", "Arg", "tensor", "TensorMemory", "Tensor",
+    "DType", "float32", "int32", "uint32", "bool1",
+    "TensorFrostError", "TraceError", "ShapeError", "DTypeError", "ArgumentError", "CompileError",
+    "RuntimeCheckError",
+    "input", "const", "zeros", "ones", "buffer", "indices", "index", "index_grid",
+    "loop", "if_cond", "break_loop", "continue_loop", "assert_tensor", "region_begin", "region_end",
+    "scatterAdd", "scatterMin", "scatterMax", "scatterAnd", "scatterOr", "scatterXor",
+    "sum", "mean", "prod", "norm", "any", "all", "prefix_sum", "dot", "matmul",
+    "reshape", "transpose", "unsqueeze", "squeeze", "split_dim", "merge_dim", "repeat", "reverse",
+    "abs", "sign", "floor", "ceil", "round", "trunc", "frac", "exp", "exp2", "log", "log2", "sqrt",
+    "rsqrt", "rcp", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+    "pow", "sqr", "min", "max", "clamp", "lerp", "fma", "smoothstep", "select", "copy",
+    "float", "int", "uint", "bool", "asfloat", "asint", "asuint", "pcg", "pcgf", "reversebits",
+]

@@ -1,0 +1,75 @@
+"""Choosing where programs run: ``tf.initialize(tf.cpu)``, ``tf.opengl``, ``tf.codegen``."""
+
+from __future__ import annotations
+
+from .ir.errors import TensorFrostError
+
+
+class Device:
+    """A backend a program can be compiled for."""
+
+    def __init__(self, name: str, description: str):
+        self.name = name
+        self.description = description
+
+    def __repr__(self) -> str:
+        return f"tf.{self.name}"
+
+
+class KernelLang:
+    """A language kernels are generated in (codegen mode)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"tf.{self.name}_lang"
+
+
+cpu = Device("cpu", "C++ compiled by g++, run with OpenMP on every core")
+opengl = Device("opengl", "GLSL compute shaders through OpenGL 4.3+")
+codegen = Device("codegen", "generate code without running it")
+interpreter = Device("interpreter", "the numpy reference interpreter (slow; for debugging)")
+cpp_lang, glsl_lang, hlsl_lang = KernelLang("cpp"), KernelLang("glsl"), KernelLang("hlsl")
+
+_DEVICES = {d.name: d for d in (cpu, opengl, codegen, interpreter)}
+
+
+class _Settings:
+    device: Device | None = None
+    kernel_lang: KernelLang = cpp_lang
+    compiler_flags: str = ""
+
+
+settings = _Settings()
+
+
+def initialize(device=cpu, flags: str = "", kernel_lang=None) -> None:
+    """Select the backend for programs compiled from now on::
+
+        tf.initialize(tf.cpu)
+        tf.initialize(tf.codegen, kernel_lang=tf.glsl_lang)
+
+    ``flags`` adds options for the C++ compiler of the cpu backend.
+    """
+    if isinstance(device, str):
+        device = _DEVICES.get(device, device)
+    if not isinstance(device, Device):
+        raise TensorFrostError(f"tf.initialize: device must be tf.cpu, tf.opengl, tf.codegen or "
+                               f"tf.interpreter, got {device!r}")
+    if kernel_lang is not None and not isinstance(kernel_lang, KernelLang):
+        raise TensorFrostError(f"tf.initialize: kernel_lang must be tf.cpp_lang, tf.glsl_lang or "
+                               f"tf.hlsl_lang, got {kernel_lang!r}")
+    if device is opengl:
+        from .backend_gl import context
+        context.ensure_context()
+    settings.device = device
+    settings.kernel_lang = kernel_lang or (glsl_lang if device is opengl else cpp_lang)
+    settings.compiler_flags = str(flags or "")
+
+
+def current_device() -> Device:
+    """The device chosen by ``tf.initialize`` (the cpu if it was never called)."""
+    if settings.device is None:
+        settings.device = cpu
+    return settings.device

@@ -1,0 +1,199 @@
+// tensorfrost C++ prelude: the helpers every generated program uses.
+// Semantics match the op table's numpy references (tensorfrost/ir/ops_math.py).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cmath>
+#include <string>
+#include <stdexcept>
+#include <initializer_list>
+#include <limits>
+
+#define TF_INF std::numeric_limits<float>::infinity()
+#define TF_NAN std::numeric_limits<float>::quiet_NaN()
+
+struct tf_arg {
+    void* data;
+    int32_t shape[8];
+    int32_t rank;
+};
+
+struct tf_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Throw an error whose message has {0}, {1}... replaced by the given values.
+[[noreturn]] static void tf_fail(const char* format, std::initializer_list<long long> values) {
+    std::string out;
+    for (const char* p = format; *p; ++p) {
+        if (p[0] == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '}') {
+            size_t k = (size_t)(p[1] - '0');
+            out += k < values.size() ? std::to_string(values.begin()[k]) : std::string("?");
+            p += 2;
+        } else {
+            out += *p;
+        }
+    }
+    throw tf_error(out);
+}
+
+// A buffer of 32-bit words, freed when it goes out of scope unless released as an output.
+struct tf_buffer {
+    void* data = nullptr;
+    explicit tf_buffer(long long count, const char* name) {
+        if (count > 2147483647LL) tf_fail("buffer has {0} elements, more than the 2147483647 a tensor can hold",
+                                          {count});
+        size_t bytes = (size_t)(count > 0 ? count : 1) * 4;
+        bytes = (bytes + 63) / 64 * 64;
+        data = std::aligned_alloc(64, bytes);
+        if (!data) throw tf_error(std::string("out of memory allocating ") + std::to_string(bytes) +
+                                  " bytes for " + name);
+    }
+    tf_buffer(const tf_buffer&) = delete;
+    tf_buffer& operator=(const tf_buffer&) = delete;
+    ~tf_buffer() { std::free(data); }
+    void* release() { void* d = data; data = nullptr; return d; }
+    void reset() { std::free(data); data = nullptr; }
+};
+
+static inline int32_t tf_clamp_index(int32_t i, int32_t n) {
+    int32_t hi = n > 0 ? n - 1 : 0;
+    return i < 0 ? 0 : (i > hi ? hi : i);
+}
+
+// Arithmetic with C semantics made total: x / 0 == 0 and x % 0 == 0 for integers.
+static inline float tf_div(float a, float b) { return a / b; }
+static inline int32_t tf_div(int32_t a, int32_t b) {
+    return b == 0 ? 0 : (b == -1 ? (int32_t)(0u - (uint32_t)a) : a / b);
+}
+static inline uint32_t tf_div(uint32_t a, uint32_t b) { return b == 0 ? 0u : a / b; }
+static inline float tf_mod(float a, float b) { return std::fmod(a, b); }
+static inline int32_t tf_mod(int32_t a, int32_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
+static inline uint32_t tf_mod(uint32_t a, uint32_t b) { return b == 0 ? 0u : a % b; }
+static inline float tf_floordiv(float a, float b) { return std::floor(a / b); }
+static inline int32_t tf_floordiv(int32_t a, int32_t b) {
+    if (b == 0) return 0;
+    int32_t q = tf_div(a, b);
+    return (b != -1 && a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline uint32_t tf_floordiv(uint32_t a, uint32_t b) { return b == 0 ? 0u : a / b; }
+
+// min / max propagate NaN, as numpy's minimum / maximum do.
+static inline float tf_min(float a, float b) { return (a < b || a != a) ? a : b; }
+static inline float tf_max(float a, float b) { return (a > b || a != a) ? a : b; }
+static inline int32_t tf_min(int32_t a, int32_t b) { return a < b ? a : b; }
+static inline int32_t tf_max(int32_t a, int32_t b) { return a > b ? a : b; }
+static inline uint32_t tf_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
+static inline uint32_t tf_max(uint32_t a, uint32_t b) { return a > b ? a : b; }
+template <class T> static inline T tf_clamp(T x, T lo, T hi) { return tf_min(tf_max(x, lo), hi); }
+
+static inline float tf_abs(float a) { return std::fabs(a); }
+static inline int32_t tf_abs(int32_t a) { return a < 0 ? (int32_t)(0u - (uint32_t)a) : a; }
+static inline uint32_t tf_abs(uint32_t a) { return a; }
+static inline float tf_sign(float a) { return a > 0.0f ? 1.0f : (a < 0.0f ? -1.0f : a); }
+static inline int32_t tf_sign(int32_t a) { return (a > 0) - (a < 0); }
+static inline uint32_t tf_sign(uint32_t a) { return a > 0u ? 1u : 0u; }
+
+template <class T> static inline T tf_and(T a, T b) { return a & b; }
+template <class T> static inline T tf_or(T a, T b) { return a | b; }
+template <class T> static inline T tf_xor(T a, T b) { return a ^ b; }
+static inline bool tf_not(bool a) { return !a; }
+static inline int32_t tf_not(int32_t a) { return ~a; }
+static inline uint32_t tf_not(uint32_t a) { return ~a; }
+static inline int32_t tf_shl(int32_t a, int32_t b) { return (int32_t)((uint32_t)a << (b & 31)); }
+static inline uint32_t tf_shl(uint32_t a, uint32_t b) { return a << (b & 31u); }
+static inline int32_t tf_shr(int32_t a, int32_t b) { return a >> (b & 31); }
+static inline uint32_t tf_shr(uint32_t a, uint32_t b) { return a >> (b & 31u); }
+static inline uint32_t tf_reversebits(uint32_t v) {
+    v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
+    v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
+    v = ((v >> 4) & 0x0F0F0F0Fu) | ((v & 0x0F0F0F0Fu) << 4);
+    v = ((v >> 8) & 0x00FF00FFu) | ((v & 0x00FF00FFu) << 8);
+    return (v >> 16) | (v << 16);
+}
+
+static inline float tf_floor(float a) { return std::floor(a); }
+static inline float tf_ceil(float a) { return std::ceil(a); }
+static inline float tf_round(float a) { return std::rint(a); }
+static inline float tf_trunc(float a) { return std::trunc(a); }
+static inline float tf_frac(float a) { return a - std::floor(a); }
+static inline float tf_exp(float a) { return std::exp(a); }
+static inline float tf_exp2(float a) { return std::exp2(a); }
+static inline float tf_log(float a) { return std::log(a); }
+static inline float tf_log2(float a) { return std::log2(a); }
+static inline float tf_sqrt(float a) { return std::sqrt(a); }
+static inline float tf_rsqrt(float a) { return 1.0f / std::sqrt(a); }
+static inline float tf_rcp(float a) { return 1.0f / a; }
+static inline float tf_sin(float a) { return std::sin(a); }
+static inline float tf_cos(float a) { return std::cos(a); }
+static inline float tf_tan(float a) { return std::tan(a); }
+static inline float tf_asin(float a) { return std::asin(a); }
+static inline float tf_acos(float a) { return std::acos(a); }
+static inline float tf_atan(float a) { return std::atan(a); }
+static inline float tf_sinh(float a) { return std::sinh(a); }
+static inline float tf_cosh(float a) { return std::cosh(a); }
+static inline float tf_tanh(float a) { return std::tanh(a); }
+static inline float tf_pow(float a, float b) { return std::pow(a, b); }
+static inline float tf_atan2(float a, float b) { return std::atan2(a, b); }
+static inline float tf_lerp(float a, float b, float t) { return a + (b - a) * t; }
+static inline float tf_smoothstep(float e0, float e1, float x) {
+    float t = tf_clamp((x - e0) / (e1 - e0), 0.0f, 1.0f);
+    return t * t * (3.0f - 2.0f * t);
+}
+template <class T> static inline T tf_fma(T a, T b, T c) { return a * b + c; }
+
+// Conversions: out-of-range floats give INT32_MIN (int) or wrap through int64 (uint),
+// as numpy does on x86.
+static inline float tf_to_float(float a) { return a; }
+static inline float tf_to_float(int32_t a) { return (float)a; }
+static inline float tf_to_float(uint32_t a) { return (float)a; }
+static inline float tf_to_float(bool a) { return a ? 1.0f : 0.0f; }
+static inline int32_t tf_to_int(float a) {
+    return (a >= -2147483648.0f && a < 2147483648.0f) ? (int32_t)a : (int32_t)0x80000000u;
+}
+static inline int32_t tf_to_int(int32_t a) { return a; }
+static inline int32_t tf_to_int(uint32_t a) { return (int32_t)a; }
+static inline int32_t tf_to_int(bool a) { return a ? 1 : 0; }
+static inline uint32_t tf_to_uint(float a) {
+    return (std::isfinite(a) && std::fabs(a) < 9.2e18f) ? (uint32_t)(int64_t)a : 0u;
+}
+static inline uint32_t tf_to_uint(int32_t a) { return (uint32_t)a; }
+static inline uint32_t tf_to_uint(uint32_t a) { return a; }
+static inline uint32_t tf_to_uint(bool a) { return a ? 1u : 0u; }
+template <class T> static inline bool tf_to_bool(T a) { return a != 0; }
+template <class T> static inline float tf_asfloat(T a) { float r; std::memcpy(&r, &a, 4); return r; }
+template <class T> static inline int32_t tf_asint(T a) { int32_t r; std::memcpy(&r, &a, 4); return r; }
+template <class T> static inline uint32_t tf_asuint(T a) { uint32_t r; std::memcpy(&r, &a, 4); return r; }
+
+static inline uint32_t tf_pcg(uint32_t v) {
+    uint32_t state = v * 747796405u + 2891336453u;
+    uint32_t word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
+}
+static inline float tf_pcgf(uint32_t v) { return (float)(tf_pcg(v) >> 8) * (1.0f / 16777216.0f); }
+
+// Atomics. Floats and min/max use compare-and-swap loops on the 32-bit word.
+template <class T, class F> static inline void tf_atomic_cas(T* p, T v, F combine) {
+    uint32_t* word = reinterpret_cast<uint32_t*>(p);
+    uint32_t old = __atomic_load_n(word, __ATOMIC_RELAXED);
+    while (true) {
+        T current;
+        std::memcpy(&current, &old, 4);
+        T next = combine(current, v);
+        uint32_t next_bits;
+        std::memcpy(&next_bits, &next, 4);
+        if (next_bits == old) return;
+        if (__atomic_compare_exchange_n(word, &old, next_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
+    }
+}
+static inline void tf_atomic_add(float* p, float v) { tf_atomic_cas(p, v, [](float a, float b) { return a + b; }); }
+static inline void tf_atomic_add(int32_t* p, int32_t v) {
+    __atomic_fetch_add(reinterpret_cast<uint32_t*>(p), (uint32_t)v, __ATOMIC_RELAXED);
+}
+static inline void tf_atomic_add(uint32_t* p, uint32_t v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+template <class T> static inline void tf_atomic_min(T* p, T v) { tf_atomic_cas(p, v, [](T a, T b) { return tf_min(a, b); }); }
+template <class T> static inline void tf_atomic_max(T* p, T v) { tf_atomic_cas(p, v, [](T a, T b) { return tf_max(a, b); }); }
+template <class T> static inline void tf_atomic_and(T* p, T v) { __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }
+template <class T> static inline void tf_atomic_or(T* p, T v) { __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
+template <class T> static inline void tf_atomic_xor(T* p, T v) { __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }

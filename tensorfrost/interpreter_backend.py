@@ -1,0 +1,53 @@
+"""The ``tf.interpreter`` device: runs compiled programs in the numpy reference interpreter.
+
+Slow, but it executes the final IR (kernels, buffers, host loops) exactly as the native
+backends do, so it is a debugging aid and the oracle of the pass-level tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .ir.interpreter import run
+from .ir.printer import format_scope
+from .runtime import TensorMemory
+
+
+class _Executable:
+    def __init__(self, program):
+        self.program = program
+        kernels = [n for n in program.walk() if n.op.name == "kernel"]
+        self.kernel_sources = ["\n".join(format_scope(k.body, 0)) for k in kernels]
+        self.main_source = "\n".join(format_scope(program.root, 0))
+        self.full_source = self.main_source
+
+    def __call__(self, memories):
+        results = run(self.program, [m.storage for m in memories])
+        by_input = {id(node): mem for node, mem in zip(self.program.inputs, memories)}
+        out = []
+        for node, array in zip(self.program.outputs, results):
+            if id(node) in by_input:
+                out.append(by_input[id(node)])
+            else:
+                out.append(TensorMemory(array.shape, node.dtype, array, _BACKEND))
+        return out
+
+
+class InterpreterBackend:
+    name = "interpreter"
+
+    def __init__(self):
+        global _BACKEND
+        _BACKEND = self
+
+    def upload(self, array: np.ndarray, dtype) -> TensorMemory:
+        return TensorMemory(array.shape, dtype, np.array(array, dtype=dtype.numpy), self)
+
+    def download(self, memory: TensorMemory) -> np.ndarray:
+        return np.array(memory.storage)
+
+    def build(self, program) -> _Executable:
+        return _Executable(program)
+
+
+_BACKEND = None

@@ -1,0 +1,242 @@
+"""Reductions, scans, views and matrix products of the public API.
+
+They build single high-level nodes (``reduce_sum``, ``transpose``, ``matmul``...). The
+compiler lowers them to loops and index remaps later (``opt/lower_*``), so fusion sees
+through them: ``tf.sum(A[i, k] * B[k, j], axis=2)`` becomes one kernel.
+"""
+
+from __future__ import annotations
+
+from . import dtypes as dt
+from .builder import current
+from .errors import ShapeError, user_location
+from .node import Node
+from .shapes import describe_shape, dims_equal, normalize_axis, static_value
+from .tensor import Tensor, apply, node_of
+
+
+def _reduce(op_name: str, x, axis: int, dtype=None) -> Tensor:
+    builder = current()
+    node = node_of(x)
+    if node.rank == 0:
+        raise ShapeError(f"{op_name[7:]}: cannot reduce a scalar (rank 0)", user_location())
+    axis = normalize_axis(axis, node.rank, f"{op_name[7:]} axis")
+    if dtype is not None:
+        node = builder.cast(node, dtype)
+    elif node.dtype.is_bool and op_name in ("reduce_sum", "reduce_prod"):
+        node = builder.cast(node, dt.int32)
+    shape = node.shape[:axis] + node.shape[axis + 1:]
+    if not shape:
+        shape = (builder.const(1, dt.int32),)
+    return Tensor(builder.make(op_name, [node], attrs={"axis": axis}, dtype=node.dtype, shape=shape))
+
+
+def sum(x, axis: int = -1) -> Tensor:  # noqa: A001
+    """Sum along ``axis`` (default: the last), which is dropped; a 1-D tensor gives shape [1]."""
+    return _reduce("reduce_sum", x, axis)
+
+
+def prod(x, axis: int = -1) -> Tensor:
+    """Product along ``axis``, which is dropped."""
+    return _reduce("reduce_prod", x, axis)
+
+
+def mean(x, axis: int = -1) -> Tensor:
+    """Mean along ``axis`` (as float32), which is dropped."""
+    node = node_of(x)
+    total = _reduce("reduce_sum", Tensor(node), axis, dt.float32)
+    count = Tensor(node.shape[normalize_axis(axis, node.rank, "mean axis")])
+    return total / apply("float", count)
+
+
+def norm(x, axis: int = -1) -> Tensor:
+    """Euclidean norm along ``axis``: ``sqrt(sum(x * x))``."""
+    x = Tensor(current().cast(node_of(x), dt.float32))
+    return apply("sqrt", sum(x * x, axis))
+
+
+def reduce_max(x, axis: int = -1) -> Tensor:
+    return _reduce("reduce_max", x, axis)
+
+
+def reduce_min(x, axis: int = -1) -> Tensor:
+    return _reduce("reduce_min", x, axis)
+
+
+def any(x, axis: int = -1) -> Tensor:  # noqa: A001
+    """True where any element along ``axis`` is nonzero."""
+    return _reduce("reduce_any", x, axis, dt.bool1)
+
+
+def all(x, axis: int = -1) -> Tensor:  # noqa: A001
+    """True where every element along ``axis`` is nonzero."""
+    return _reduce("reduce_all", x, axis, dt.bool1)
+
+
+def prefix_sum(x, axis: int = -1) -> Tensor:
+    """Inclusive running sum along ``axis`` (numpy's cumsum); the shape is unchanged."""
+    builder = current()
+    node = node_of(x)
+    if node.rank == 0:
+        raise ShapeError("prefix_sum: cannot scan a scalar", user_location())
+    axis = normalize_axis(axis, node.rank, "prefix_sum axis")
+    if node.dtype.is_bool:
+        node = builder.cast(node, dt.int32)
+    return Tensor(builder.make("prefix_sum", [node], attrs={"axis": axis}, dtype=node.dtype, shape=node.shape))
+
+
+def dot(a, b, axis: int = -1) -> Tensor:
+    """Dot product along ``axis``: ``sum(a * b, axis)``."""
+    return sum(apply("mul", a, b), axis)
+
+
+# -- views ---------------------------------------------------------------------------------
+
+
+def _view(op_name: str, x, attrs: dict, shape) -> Tensor:
+    node = node_of(x)
+    return Tensor(current().make(op_name, [node], attrs=attrs, dtype=node.dtype, shape=tuple(shape)))
+
+
+def transpose(x, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Swap two axes (by default the last two)."""
+    node = node_of(x)
+    if node.rank < 2:
+        raise ShapeError(f"transpose: needs a tensor of rank 2 or more, got rank {node.rank}", user_location())
+    a, b = normalize_axis(dim1, node.rank, "transpose dim1"), normalize_axis(dim2, node.rank, "transpose dim2")
+    shape = list(node.shape)
+    shape[a], shape[b] = shape[b], shape[a]
+    return _view("transpose", Tensor(node), {"dim1": min(a, b), "dim2": max(a, b)}, shape)
+
+
+def unsqueeze(x, axis: int = -1) -> Tensor:
+    """Insert an axis of size 1 at ``axis`` (``axis=-1`` appends one)."""
+    node = node_of(x)
+    axis = normalize_axis(axis, node.rank + 1, "unsqueeze axis")
+    shape = node.shape[:axis] + (current().const(1, dt.int32),) + node.shape[axis:]
+    return _view("unsqueeze", Tensor(node), {"axis": axis}, shape)
+
+
+def squeeze(x, axis: int = -1) -> Tensor:
+    """Remove the axis ``axis``, which must have size 1."""
+    builder = current()
+    node = node_of(x)
+    axis = normalize_axis(axis, node.rank, "squeeze axis")
+    dim = node.shape[axis]
+    if static_value(dim) is not None and static_value(dim) != 1:
+        raise ShapeError(f"squeeze: axis {axis} has size {static_value(dim)}, not 1", user_location())
+    if static_value(dim) is None:
+        ok = builder.elementwise("eq", [dim, builder.const(1, dt.int32)])
+        builder.make("assert", [ok, dim], attrs={"message": f"squeeze: axis {axis} has size {{0}}, not 1"},
+                     location=user_location())
+    return _view("squeeze", Tensor(node), {"axis": axis}, node.shape[:axis] + node.shape[axis + 1:])
+
+
+def _element_count(builder, shape) -> Node:
+    total = builder.const(1, dt.int32)
+    for d in shape:
+        total = builder.elementwise("mul", [total, d])
+    return total
+
+
+def reshape(x, shape) -> Tensor:
+    """The same elements, in row-major order, with a new shape of the same size."""
+    builder = current()
+    node = node_of(x)
+    dims = tuple(builder.dim(d.node if isinstance(d, Tensor) else d) for d in shape)
+    old_n, new_n = _element_count(builder, node.shape), _element_count(builder, dims)
+    if static_value(old_n) is not None and static_value(new_n) is not None:
+        if static_value(old_n) != static_value(new_n):
+            raise ShapeError(f"reshape: cannot reshape {describe_shape(node.shape)} "
+                             f"({static_value(old_n)} elements) to {describe_shape(dims)} "
+                             f"({static_value(new_n)} elements)", user_location())
+    elif not dims_equal(old_n, new_n):
+        ok = builder.elementwise("eq", [old_n, new_n])
+        builder.make("assert", [ok, old_n, new_n],
+                     attrs={"message": "reshape: the tensor has {0} elements, the new shape {1}"},
+                     location=user_location())
+    return _view("reshape", Tensor(node), {}, dims)
+
+
+def split_dim(x, split_size: int, axis: int = -1) -> Tensor:
+    """Split ``axis`` (size n) into two axes ``[ceil(n / split_size), split_size]``.
+    Elements past the end read as the last element (indices are clamped)."""
+    builder = current()
+    node = node_of(x)
+    axis = normalize_axis(axis, node.rank, "split_dim axis")
+    if not isinstance(split_size, int) or split_size <= 0:
+        raise ShapeError(f"split_dim: split_size must be a positive int, got {split_size!r}", user_location())
+    size = builder.const(split_size, dt.int32)
+    dim = node.shape[axis]
+    count = builder.elementwise("div", [builder.elementwise("add", [dim, builder.const(split_size - 1, dt.int32)]), size])
+    shape = node.shape[:axis] + (count, size) + node.shape[axis + 1:]
+    return _view("split_dim", Tensor(node), {"axis": axis, "size": split_size}, shape)
+
+
+def merge_dim(x, axis: int = -1, target_size=None) -> Tensor:
+    """Merge ``axis`` with the axis before it into one axis (of ``target_size`` if given,
+    which undoes the padding of ``split_dim``)."""
+    builder = current()
+    node = node_of(x)
+    axis = normalize_axis(axis, node.rank, "merge_dim axis")
+    if axis == 0:
+        raise ShapeError("merge_dim: axis 0 has no axis before it to merge with", user_location())
+    merged = builder.elementwise("mul", [node.shape[axis - 1], node.shape[axis]])
+    if target_size is not None:
+        merged = builder.dim(target_size.node if isinstance(target_size, Tensor) else target_size)
+    shape = node.shape[:axis - 1] + (merged,) + node.shape[axis + 1:]
+    return _view("merge_dim", Tensor(node), {"axis": axis}, shape)
+
+
+def repeat(x, repeats: int, axis: int = -1) -> Tensor:
+    """Repeat each element ``repeats`` times along ``axis`` (as numpy.repeat)."""
+    builder = current()
+    node = node_of(x)
+    axis = normalize_axis(axis, node.rank, "repeat axis")
+    if not isinstance(repeats, int) or repeats <= 0:
+        raise ShapeError(f"repeat: repeats must be a positive int, got {repeats!r}", user_location())
+    dim = builder.elementwise("mul", [node.shape[axis], builder.const(repeats, dt.int32)])
+    shape = node.shape[:axis] + (dim,) + node.shape[axis + 1:]
+    return _view("repeat", Tensor(node), {"axis": axis, "repeats": repeats}, shape)
+
+
+def reverse(x, axis: int = -1) -> Tensor:
+    """Reverse the order of elements along ``axis``."""
+    node = node_of(x)
+    axis = normalize_axis(axis, node.rank, "reverse axis")
+    return _view("reverse", Tensor(node), {"axis": axis}, node.shape)
+
+
+# -- matrix products ----------------------------------------------------------------------------
+
+
+def matmul(a, b) -> Tensor:
+    """Matrix product over the last two axes, with numpy's broadcasting of batch axes::
+
+        C = tf.matmul(A, B)   # or A @ B; [..., N, M] @ [..., M, K] -> [..., N, K]
+    """
+    builder = current()
+    a_node, b_node = (node_of(v) for v in (a, b))
+    if a_node.rank == 0 or b_node.rank == 0:
+        raise ShapeError("matmul: operands must have rank 1 or more (use * for scalars)", user_location())
+    if a_node.rank == 1 and b_node.rank == 1:
+        return dot(Tensor(a_node), Tensor(b_node))
+    if a_node.rank == 1:
+        return squeeze(matmul(unsqueeze(Tensor(a_node), 0), Tensor(b_node)), -2)
+    if b_node.rank == 1:
+        return squeeze(matmul(Tensor(a_node), unsqueeze(Tensor(b_node), -1)), -1)
+    result = dt.promote(a_node.dtype, b_node.dtype)
+    if result.is_bool:
+        result = dt.int32
+    a_node, b_node = builder.cast(a_node, result), builder.cast(b_node, result)
+    inner_a, inner_b = a_node.shape[-1], b_node.shape[-2]
+    if not dims_equal(inner_a, inner_b):
+        if static_value(inner_a) is not None and static_value(inner_b) is not None:
+            raise ShapeError(f"matmul: inner dims do not match: {describe_shape(a_node.shape)} @ "
+                             f"{describe_shape(b_node.shape)}", user_location())
+        ok = builder.elementwise("eq", [inner_a, inner_b])
+        builder.make("assert", [ok, inner_a, inner_b],
+                     attrs={"message": "matmul: inner dims do not match ({0} vs {1})"}, location=user_location())
+    batch = builder.broadcast([a_node.shape[:-2], b_node.shape[:-2]], "matmul batch")
+    shape = tuple(batch) + (a_node.shape[-2], b_node.shape[-1])
+    return Tensor(builder.make("matmul", [a_node, b_node], dtype=result, shape=shape))

@@ -1,0 +1,175 @@
+"""Building IR nodes: the tracing context and the helpers every pass shares.
+
+``Builder`` appends nodes to a scope (or to a list a pass is filling) and knows the type
+and broadcasting rules, so the tracer and the compiler passes build nodes the same way.
+While a program is traced, one builder is *current*; tensor operations outside a program
+find none and raise a clear error.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from . import dtypes as dt
+from .errors import ShapeError, TraceError, user_location
+from .node import Node, Program, Scope
+from .ops import ELEMENTWISE, OPS, elementwise_types
+from .shapes import describe_dim, dims_equal, static_value
+
+_state = threading.local()
+
+
+class Builder:
+    """Creates nodes at an insertion point: the end of ``target`` (a scope's node list)."""
+
+    def __init__(self, program: Program, scope: Scope | None = None, trace: bool = False):
+        self.program = program
+        self.scope = scope if scope is not None else program.root
+        self.target = self.scope.nodes
+        self.trace = trace  # record the user's source line on every node
+        self.open_loops: list[Node] = []
+        self.open_conditions: list[Node] = []
+
+    # -- insertion point -----------------------------------------------------------------
+
+    @contextmanager
+    def inside(self, scope: Scope, target: list | None = None):
+        """Emit into ``scope`` (or into ``target``, a list that will become its nodes)."""
+        saved = self.scope, self.target
+        self.scope, self.target = scope, (scope.nodes if target is None else target)
+        try:
+            yield
+        finally:
+            self.scope, self.target = saved
+
+    def emit(self, node: Node) -> Node:
+        node.scope = self.scope
+        self.target.append(node)
+        return node
+
+    def make(self, op_name: str, args=(), attrs=None, dtype=None, shape=(), name=None, location=None) -> Node:
+        if location is None and self.trace:
+            location = user_location()
+        return self.emit(Node(OPS[op_name], dtype, shape, args, attrs, name=name, location=location))
+
+    # -- values --------------------------------------------------------------------------
+
+    def const(self, value, dtype: dt.DType = None, shape=()) -> Node:
+        dtype = dtype or dt.scalar_dtype(value)
+        return self.make("const", attrs={"value": dt.cast_scalar(value, dtype)}, dtype=dtype, shape=shape)
+
+    def dim(self, value) -> Node:
+        """A dim from a Python int or a scalar integer node."""
+        if isinstance(value, Node):
+            if value.shape != () or not value.dtype.is_integer:
+                raise ShapeError(f"shape entries must be scalar integers, got a {value.dtype!r} tensor "
+                                 f"of rank {value.rank}")
+            return value if value.dtype is dt.int32 else self.cast(value, dt.int32)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ShapeError(f"shape entries must be ints or scalar int tensors, got {value!r}")
+        if value < 0:
+            raise ShapeError(f"shape entries must be non-negative, got {value}")
+        return self.const(value, dt.int32)
+
+    def cast(self, node: Node, dtype: dt.DType) -> Node:
+        if node.dtype is dtype:
+            return node
+        if node.op.name == "const" and node.shape == ():
+            return self.const(_convert_scalar(node.attrs["value"], dtype), dtype)
+        return self.make(cast_op(dtype), [node], dtype=dtype, shape=node.shape)
+
+    def elementwise(self, op_name: str, args: list, name=None) -> Node:
+        """An elementwise op with numpy broadcasting and the op's type rule applied."""
+        op = OPS[op_name]
+        assert op.kind == ELEMENTWISE, op_name
+        if op.arity is not None and len(args) != op.arity:
+            raise TraceError(f"{op_name} takes {op.arity} operands, got {len(args)}")
+        arg_types, result_type = elementwise_types(op, [a.dtype for a in args])
+        args = [self.cast(a, t) for a, t in zip(args, arg_types)]
+        shape = self.broadcast([a.shape for a in args], op_name)
+        return self.make(op_name, args, dtype=result_type, shape=shape, name=name)
+
+    # -- shapes --------------------------------------------------------------------------
+
+    def broadcast(self, shapes, what: str = "operation") -> tuple:
+        """The numpy broadcast of symbolic shapes.
+
+        Dims that cannot be compared at compile time must be equal or 1 at run time: an
+        ``assert`` node checks that when the program runs.
+        """
+        rank = max((len(s) for s in shapes), default=0)
+        out = []
+        for axis in range(rank):
+            chosen = None
+            for shape in shapes:
+                k = axis - (rank - len(shape))
+                if k < 0:
+                    continue
+                dim = shape[k]
+                if chosen is None or static_value(chosen) == 1:
+                    chosen = dim
+                    continue
+                if static_value(dim) == 1 or dims_equal(chosen, dim):
+                    continue
+                if static_value(chosen) is not None and static_value(dim) is not None:
+                    raise ShapeError(f"{what}: cannot broadcast shapes {_fmt_shapes(shapes)} "
+                                     f"(axis {axis}: {static_value(chosen)} vs {static_value(dim)})",
+                                     user_location())
+                self.require_broadcastable(chosen, dim, what)
+            out.append(chosen)
+        return tuple(out)
+
+    def require_broadcastable(self, dim: Node, other: Node, what: str) -> None:
+        """Emit a run-time check that ``other`` equals ``dim`` or is 1."""
+        same = self.elementwise("eq", [dim, other])
+        one = self.elementwise("eq", [other, self.const(1, dt.int32)])
+        ok = self.elementwise("or", [same, one])
+        message = (f"{what}: cannot broadcast a dim of size {{1}} ({describe_dim(other)}) "
+                   f"against size {{0}} ({describe_dim(dim)})")
+        self.make("assert", [ok, dim, other], attrs={"message": message}, location=user_location())
+
+
+def _fmt_shapes(shapes) -> str:
+    return " and ".join("[" + ", ".join(describe_dim(d) for d in s) + "]" for s in shapes)
+
+
+def _convert_scalar(value, dtype: dt.DType):
+    """A constant converted exactly as the conversion op converts tensors."""
+    return OPS[cast_op(dtype)].ref(np.asarray(value)).item()
+
+
+def cast_op(dtype: dt.DType) -> str:
+    """The name of the op that converts to ``dtype``."""
+    return "bool" if dtype is dt.bool1 else dtype.name.rstrip("32")
+
+
+# -- the tracing context -------------------------------------------------------------------
+
+
+def current() -> Builder:
+    """The builder of the program being traced; an error outside of tensor programs."""
+    builder = getattr(_state, "builder", None)
+    if builder is None:
+        raise TraceError("tensor operations can only be used inside a tensor program "
+                         "(a function compiled with tf.compile or @tf.kernel_program); "
+                         "outside of one, work on numpy arrays (tensor.numpy)", user_location())
+    return builder
+
+
+def active() -> Builder | None:
+    return getattr(_state, "builder", None)
+
+
+@contextmanager
+def tracing(program: Program):
+    """Make a new builder for ``program`` current while the body runs."""
+    saved = getattr(_state, "builder", None)
+    builder = Builder(program, trace=True)
+    _state.builder = builder
+    try:
+        yield builder
+    finally:
+        _state.builder = saved

@@ -1,0 +1,90 @@
+"""The exceptions of tensorfrost, and where in the user's program they happened.
+
+Every error a user can cause derives from ``TensorFrostError``. Errors raised while a
+program is traced carry the user's file and line (``SourceLocation``), found by walking
+the Python stack to the first frame outside the tensorfrost package.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class SourceLocation:
+    """A place in the user's source: file, line, and the text of that line."""
+
+    __slots__ = ("filename", "lineno", "function")
+
+    def __init__(self, filename: str, lineno: int, function: str = ""):
+        self.filename = filename
+        self.lineno = lineno
+        self.function = function
+
+    @property
+    def line(self) -> str:
+        return linecache.getline(self.filename, self.lineno).rstrip()
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.lineno}"
+
+    def describe(self) -> str:
+        """`file:line` followed by the source line, for error messages."""
+        text = self.line.strip()
+        return f'File "{self.filename}", line {self.lineno}' + (f"\n    {text}" if text else "")
+
+
+def is_library_file(filename: str) -> bool:
+    return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+
+
+def user_location(skip_library: bool = True) -> SourceLocation | None:
+    """The innermost stack frame that belongs to the user's code, not to tensorfrost."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not skip_library or not (is_library_file(filename) or filename.startswith("<frozen")):
+            return SourceLocation(filename, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
+
+
+class TensorFrostError(Exception):
+    """Base class of every error tensorfrost raises on purpose."""
+
+    def __init__(self, message: str, location: SourceLocation | None = None):
+        self.message = message
+        self.location = location
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        if self.location is None:
+            return self.message
+        return f"{self.message}\n  at {self.location.describe()}"
+
+
+class TraceError(TensorFrostError):
+    """A tensor program is malformed: wrong use of an operation while tracing."""
+
+
+class ShapeError(TensorFrostError):
+    """Shapes that cannot work together (at trace time or when a program is called)."""
+
+
+class DTypeError(TensorFrostError):
+    """A value of the wrong data type."""
+
+
+class ArgumentError(TensorFrostError):
+    """A compiled program was called with the wrong arguments."""
+
+
+class CompileError(TensorFrostError):
+    """The native compiler or the driver rejected generated code."""
+
+
+class RuntimeCheckError(TensorFrostError):
+    """A check inside a running program failed (for example a broken shape relation)."""

@@ -1,0 +1,275 @@
+"""The numpy reference interpreter: runs any program, before or after any compiler pass.
+
+It is the oracle of the differential tests. Values are numpy arrays broadcastable to their
+node's shape. Control flow inside kernels is per element, so scopes run under a *mask* of
+the elements that are active (as a GPU runs divergent threads): ``if`` narrows it, ``break``
+and ``continue`` remove elements from the innermost loop, and side effects (``set``,
+``store``, scatters) only touch active elements.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import RuntimeCheckError
+from .node import Node, Program, Scope
+from .ops import ELEMENTWISE, MATMUL, REDUCTION, SCAN, VIEW
+
+_SCATTER_UFUNCS = {"add": np.add, "min": np.minimum, "max": np.maximum,
+                   "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+class _LoopFrame:
+    __slots__ = ("alive", "active")
+
+    def __init__(self):
+        self.alive = True  # elements that have not left the loop by break
+        self.active = True  # elements still running the current iteration
+
+
+class Interpreter:
+    def __init__(self, program: Program):
+        self.program = program
+        self.env: dict[Node, object] = {}
+        self.frames: list = []  # _LoopFrame objects and if-condition masks
+        self.mutable = {n.args[0] for n in program.walk()
+                        if n.op.name in ("set", "store") or n.op.name.startswith("scatter_")}
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def shape(self, node: Node) -> tuple:
+        return tuple(int(self.env[d]) for d in node.shape)
+
+    def full(self, node: Node) -> np.ndarray:
+        """The value of ``node`` as a full array of its shape."""
+        return np.broadcast_to(self.env[node], self.shape(node))
+
+    def mask(self):
+        out = True
+        for frame in self.frames:
+            part = (frame.alive & frame.active) if isinstance(frame, _LoopFrame) else frame
+            out = out & part
+        return out
+
+    def define(self, node: Node, value) -> None:
+        value = np.asarray(value)
+        if node.dtype is not None and value.dtype != node.dtype.numpy:
+            value = value.astype(node.dtype.numpy)
+        if node in self.mutable:
+            value = np.array(np.broadcast_to(value, self.shape(node)))
+        self.env[node] = value
+
+    # -- execution -------------------------------------------------------------------------
+
+    def run(self, arrays: list) -> list:
+        for node, array in zip(self.program.inputs, arrays):
+            self.env[node] = np.asarray(array, dtype=node.dtype.numpy)
+        with np.errstate(all="ignore"):
+            self.exec_scope(self.program.root)
+        results = []
+        for out in self.program.outputs:
+            results.append(np.array(np.broadcast_to(self.env[out], self.shape(out)), dtype=out.dtype.numpy))
+        return results
+
+    def exec_scope(self, scope: Scope) -> None:
+        for node in scope.nodes:
+            kind = node.op.kind
+            if kind == ELEMENTWISE:
+                self.define(node, node.op.ref(*[self.env[a] for a in node.args]))
+            elif kind in (REDUCTION, SCAN, VIEW, MATMUL):
+                self.define(node, _ALGORITHMS[kind](self, node))
+            else:
+                getattr(self, "op_" + node.op.name.split("_")[0] if node.op.name.startswith("scatter_")
+                        else "op_" + node.op.name)(node)
+
+    # sources
+
+    def op_const(self, node):
+        self.define(node, np.asarray(node.attrs["value"], dtype=node.dtype.numpy))
+
+    def op_dim_id(self, node):
+        shape = self.shape(node)
+        axis = node.attrs["axis"]
+        view = [1] * len(shape)
+        view[axis] = shape[axis]
+        self.define(node, np.arange(shape[axis], dtype=np.int32).reshape(view))
+
+    def op_input(self, node):
+        if node in self.mutable:
+            self.env[node] = np.array(self.env[node])
+
+    def op_input_dim(self, node):
+        self.env[node] = np.int32(np.shape(self.env[node.args[0]])[node.attrs["axis"]])
+
+    # memory
+
+    def _index(self, memory: Node, index_nodes) -> tuple:
+        dims = self.shape(memory)
+        return tuple(np.clip(np.asarray(self.env[i]).astype(np.int64), 0, max(d - 1, 0))
+                     for i, d in zip(index_nodes, dims))
+
+    def op_load(self, node):
+        memory = self.full(node.args[0])
+        if memory.size == 0:
+            self.define(node, np.zeros(self.shape(node), dtype=node.dtype.numpy))
+            return
+        index = self._index(node.args[0], node.args[1:])
+        self.define(node, memory[index] if index else memory)
+
+    def _masked_access(self, node):
+        """(index arrays, values) of the active elements of a store or scatter."""
+        memory = node.args[0]
+        index = self._index(memory, node.args[2:])
+        parts = np.broadcast_arrays(self.mask(), self.env[node.args[1]], *index,
+                                    np.empty(self.shape(node), dtype=np.int8))
+        active = parts[0].astype(bool)
+        return tuple(p[active] for p in parts[2:2 + len(index)]), parts[1][active]
+
+    def op_store(self, node):
+        target = self.env[node.args[0]]
+        index, values = self._masked_access(node)
+        if target.size:
+            target[index] = values
+
+    def op_scatter(self, node):
+        target = self.env[node.args[0]]
+        index, values = self._masked_access(node)
+        if target.size:
+            _SCATTER_UFUNCS[node.op.combine].at(target, index, values)
+
+    def op_set(self, node):
+        target = self.env[node.args[0]]
+        value = np.broadcast_to(np.asarray(self.env[node.args[1]], dtype=target.dtype), target.shape)
+        mask = self.mask()
+        try:
+            np.copyto(target, value, where=np.broadcast_to(mask, target.shape))
+        except ValueError:  # a per-element condition on a variable with fewer elements
+            if np.any(mask):
+                np.copyto(target, value)
+
+    # control flow
+
+    def op_loop(self, node):
+        begin, end, step = (self.env[a] for a in node.args)
+        frame = _LoopFrame()
+        self.frames.append(frame)
+        try:
+            counter, step = int(begin), int(step)
+            while step != 0:
+                running = (end > counter) if step > 0 else (end < counter)
+                frame.active = True
+                lanes = self.mask() & running
+                if not np.any(lanes):
+                    break
+                frame.active = running
+                self.env[node] = np.int32(counter)
+                self.exec_scope(node.body)
+                counter += step
+        finally:
+            self.frames.pop()
+
+    def op_if(self, node):
+        self.frames.append(np.asarray(self.env[node.args[0]], dtype=bool))
+        try:
+            if np.any(self.mask()):
+                self.exec_scope(node.body)
+        finally:
+            self.frames.pop()
+
+    def _innermost_loop(self) -> _LoopFrame:
+        return next(f for f in reversed(self.frames) if isinstance(f, _LoopFrame))
+
+    def op_break(self, node):
+        mask = self.mask()
+        frame = self._innermost_loop()
+        frame.alive = frame.alive & ~mask
+        frame.active = frame.active & ~mask
+
+    def op_continue(self, node):
+        frame = self._innermost_loop()
+        frame.active = frame.active & ~self.mask()
+
+    def op_kernel(self, node):
+        self.exec_scope(node.body)
+
+    # host bookkeeping
+
+    def op_assert(self, node):
+        ok = np.asarray(self.env[node.args[0]])
+        mask = self.mask()
+        if not np.all(ok | ~np.asarray(mask, dtype=bool)):
+            values = [np.asarray(self.env[a]).flat[0] for a in node.args[1:]]
+            raise RuntimeCheckError(node.attrs["message"].format(*values), node.location)
+
+    def op_alloc(self, node):
+        self.env[node] = np.zeros(self.shape(node), dtype=node.dtype.numpy)
+
+    def op_free(self, node):
+        pass
+
+    def op_readback(self, node):
+        self.define(node, np.asarray(self.env[node.args[0]]).reshape(-1)[0])
+
+    def op_region(self, node):
+        pass
+
+
+# -- algorithmic ops ------------------------------------------------------------------------
+
+
+def _reduce(interp: Interpreter, node: Node):
+    x = interp.full(node.args[0])
+    axis = node.attrs["axis"]
+    ident = node.op.identity.get(node.dtype.kind)
+    kwargs = {"initial": ident} if node.op.name in ("reduce_max", "reduce_min") else {}
+    out = node.op.ref(x, axis=axis, **kwargs)
+    return np.asarray(out).astype(node.dtype.numpy).reshape(interp.shape(node))
+
+
+def _scan(interp: Interpreter, node: Node):
+    x = interp.full(node.args[0])
+    return np.cumsum(x, axis=node.attrs["axis"], dtype=x.dtype)
+
+
+def _take_clamped(x, count: int, axis: int):
+    return np.take(x, np.minimum(np.arange(count), max(x.shape[axis] - 1, 0)), axis=axis)
+
+
+def _view(interp: Interpreter, node: Node):
+    x = interp.full(node.args[0])
+    a = node.attrs
+    name = node.op.name
+    if name == "transpose":
+        return np.swapaxes(x, a["dim1"], a["dim2"])
+    if name == "unsqueeze":
+        return np.expand_dims(x, a["axis"])
+    if name == "squeeze":
+        return np.squeeze(x, a["axis"])
+    if name == "reshape":
+        return x.reshape(interp.shape(node))
+    if name == "split_dim":
+        axis, size = a["axis"], a["size"]
+        count = interp.shape(node)[axis]
+        return _take_clamped(x, count * size, axis).reshape(interp.shape(node)) if x.size else \
+            np.zeros(interp.shape(node), x.dtype)
+    if name == "merge_dim":
+        axis = a["axis"]
+        shape = x.shape[:axis - 1] + (x.shape[axis - 1] * x.shape[axis],) + x.shape[axis + 1:]
+        return _take_clamped(x.reshape(shape), interp.shape(node)[axis - 1], axis - 1)
+    if name == "repeat":
+        return np.repeat(x, a["repeats"], axis=a["axis"])
+    if name == "reverse":
+        return np.flip(x, a["axis"])
+    raise NotImplementedError(name)
+
+
+def _matmul(interp: Interpreter, node: Node):
+    return np.matmul(interp.full(node.args[0]), interp.full(node.args[1]))
+
+
+_ALGORITHMS = {REDUCTION: _reduce, SCAN: _scan, VIEW: _view, MATMUL: _matmul}
+
+
+def run(program: Program, arrays: list) -> list:
+    """Run ``program`` on numpy arrays; returns the list of output arrays."""
+    return Interpreter(program).run(arrays)

@@ -1,0 +1,116 @@
+"""Elementwise functions of the public API (``tf.sin``, ``tf.clamp``, ``tf.float``...).
+
+Each is a thin wrapper over one op-table entry; the op table documents the semantics.
+``tf.min``/``tf.max`` with one tensor reduce along an axis, with two they compare.
+"""
+
+from __future__ import annotations
+
+from . import algorithms
+from .ops import OPS
+from .tensor import apply
+
+
+def _unary(op_name: str, summary: str):
+    def fn(x):
+        return apply(op_name, x)
+    fn.__name__ = op_name
+    fn.__doc__ = f"{summary} (elementwise). {OPS[op_name].doc}".strip()
+    return fn
+
+
+abs = _unary("abs", "Absolute value")  # noqa: A001
+sign = _unary("sign", "Sign: -1, 0 or 1")
+floor = _unary("floor", "Round down")
+ceil = _unary("ceil", "Round up")
+round = _unary("round", "Round to nearest, ties to even")  # noqa: A001
+trunc = _unary("trunc", "Round toward zero")
+frac = _unary("frac", "Fractional part x - floor(x)")
+exp = _unary("exp", "e**x")
+exp2 = _unary("exp2", "2**x")
+log = _unary("log", "Natural logarithm")
+log2 = _unary("log2", "Base-2 logarithm")
+sqrt = _unary("sqrt", "Square root")
+rsqrt = _unary("rsqrt", "1 / sqrt(x)")
+rcp = _unary("rcp", "1 / x")
+sin = _unary("sin", "Sine")
+cos = _unary("cos", "Cosine")
+tan = _unary("tan", "Tangent")
+asin = _unary("asin", "Arcsine")
+acos = _unary("acos", "Arccosine")
+atan = _unary("atan", "Arctangent")
+sinh = _unary("sinh", "Hyperbolic sine")
+cosh = _unary("cosh", "Hyperbolic cosine")
+tanh = _unary("tanh", "Hyperbolic tangent")
+float = _unary("float", "Convert to float32")  # noqa: A001
+int = _unary("int", "Convert to int32")  # noqa: A001
+uint = _unary("uint", "Convert to uint32")
+bool = _unary("bool", "Convert to bool (nonzero is true)")  # noqa: A001
+asfloat = _unary("asfloat", "Reinterpret the 32 bits as float32")
+asint = _unary("asint", "Reinterpret the 32 bits as int32")
+asuint = _unary("asuint", "Reinterpret the 32 bits as uint32")
+pcg = _unary("pcg", "PCG hash of a uint")
+pcgf = _unary("pcgf", "PCG hash mapped to a float in [0, 1)")
+reversebits = _unary("reversebits", "Reverse the bit order of a uint")
+copy = _unary("copy", "A copy of the value")
+
+
+def sqr(x):
+    """x * x (elementwise)."""
+    return apply("mul", x, x)
+
+
+def pow(x, y):  # noqa: A001
+    """x ** y in float32 (elementwise)."""
+    return apply("pow", x, y)
+
+
+def atan2(y, x):
+    """The angle of the point (x, y), as numpy.arctan2(y, x) (elementwise)."""
+    return apply("atan2", y, x)
+
+
+def min(a, b=None, axis: int = -1):  # noqa: A001
+    """``tf.min(a, b)``: the smaller of two values elementwise (NaN if either is NaN);
+    ``tf.min(a, axis=...)``: the minimum along an axis, which is dropped."""
+    if b is None:
+        return algorithms.reduce_min(a, axis)
+    return apply("min", a, b)
+
+
+def max(a, b=None, axis: int = -1):  # noqa: A001
+    """``tf.max(a, b)``: the larger of two values elementwise (NaN if either is NaN);
+    ``tf.max(a, axis=...)``: the maximum along an axis, which is dropped."""
+    if b is None:
+        return algorithms.reduce_max(a, axis)
+    return apply("max", a, b)
+
+
+def clamp(x, lo, hi):
+    """min(max(x, lo), hi) (elementwise)."""
+    return apply("clamp", x, lo, hi)
+
+
+def lerp(a, b, t):
+    """a + (b - a) * t (elementwise, float32)."""
+    return apply("lerp", a, b, t)
+
+
+def fma(a, b, c):
+    """a * b + c (elementwise)."""
+    return apply("fma", a, b, c)
+
+
+def smoothstep(edge0, edge1, x):
+    """Hermite interpolation between 0 and 1 as x goes from edge0 to edge1 (elementwise)."""
+    return apply("smoothstep", edge0, edge1, x)
+
+
+def select(condition, a, b):
+    """``a`` where ``condition`` holds, else ``b`` (elementwise, like numpy.where)."""
+    return apply("select", bool(condition) if _needs_bool(condition) else condition, a, b)
+
+
+def _needs_bool(value) -> bool:
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and getattr(dtype, "kind", "b") != "b"

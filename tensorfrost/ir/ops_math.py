@@ -1,0 +1,220 @@
+"""Elementwise entries of the op table: arithmetic, comparisons, math, conversions, hashing.
+
+Each entry's ``ref`` is the numpy reference that defines its exact semantics (C-like where
+numpy differs: integer ``/`` truncates, ``x / 0`` and ``x % 0`` on integers give 0, shift
+amounts are taken modulo 32). Templates under ``"c"`` are shared by the C-family emitters:
+``{0}``, ``{1}``... are the operands; ``tf_*`` helpers are defined by each language's
+prelude with the same semantics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes as dt
+from .ops import ELEMENTWISE, Op, bitcast_to, cast_to, register
+
+_I32_MIN = np.int32(np.iinfo(np.int32).min)
+
+
+def _int_kind(a) -> bool:
+    return np.asarray(a).dtype.kind in "iu"
+
+
+def _c_div(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if not _int_kind(a):
+        return a / b
+    zero = b == 0
+    safe_b = np.where(zero, 1, b).astype(b.dtype)
+    if a.dtype.kind == "i":  # INT_MIN / -1 wraps to INT_MIN instead of trapping
+        overflow = (a == _I32_MIN) & (safe_b == -1)
+        safe_b = np.where(overflow, 1, safe_b).astype(b.dtype)
+    q = np.abs(a.astype(np.int64)) // np.abs(safe_b.astype(np.int64))
+    q = np.where((a < 0) != (safe_b < 0), -q, q)
+    return np.where(zero, 0, q).astype(a.dtype)
+
+
+def _c_mod(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if not _int_kind(a):
+        return np.fmod(a, b)
+    zero = b == 0
+    safe_b = np.where(zero, 1, b).astype(np.int64)
+    r = np.fmod(a.astype(np.int64), safe_b)
+    return np.where(zero, 0, r).astype(a.dtype)
+
+
+def _floordiv(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if not _int_kind(a):
+        return np.floor(a / b)
+    zero = b == 0
+    safe_b = np.where(zero, 1, b).astype(np.int64)
+    q = a.astype(np.int64) // safe_b
+    return np.where(zero, 0, q).astype(a.dtype)
+
+
+def _sign(a):
+    a = np.asarray(a)
+    if a.dtype.kind == "u":
+        return (a > 0).astype(a.dtype)
+    return np.sign(a)
+
+
+def _shift_amount(b):
+    return np.asarray(b).astype(np.uint32) & np.uint32(31)
+
+
+def _shl(a, b):
+    a = np.asarray(a)
+    return (a.astype(np.uint32) << _shift_amount(b)).astype(a.dtype)
+
+
+def _shr(a, b):
+    a = np.asarray(a)
+    return (a >> _shift_amount(b).astype(a.dtype)).astype(a.dtype)
+
+
+def _not(a):
+    a = np.asarray(a)
+    return np.logical_not(a) if a.dtype == np.bool_ else np.invert(a)
+
+
+def _to_int(a):
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(a) | (a >= 2.0**31) | (a < -(2.0**31))
+            return np.where(bad, _I32_MIN, np.trunc(np.where(bad, 0, a))).astype(np.int32)
+    return a.astype(np.int64).astype(np.int32) if a.dtype.kind == "u" else a.astype(np.int32)
+
+
+def _to_uint(a):
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(a) | (np.abs(a) >= 2.0**63)
+            return np.where(bad, 0, np.trunc(np.where(bad, 0, a))).astype(np.int64).astype(np.uint32)
+    return a.astype(np.int64).astype(np.uint32)
+
+
+def _bitcast(target):
+    return lambda a: np.ascontiguousarray(np.asarray(a)).view(target)
+
+
+def _pcg(v):
+    with np.errstate(over="ignore"):
+        state = np.asarray(v, dtype=np.uint32) * np.uint32(747796405) + np.uint32(2891336453)
+        word = ((state >> ((state >> np.uint32(28)) + np.uint32(4))) ^ state) * np.uint32(277803737)
+        return (word >> np.uint32(22)) ^ word
+
+
+def _pcgf(v):
+    return (_pcg(v) >> np.uint32(8)).astype(np.float32) * np.float32(1.0 / 16777216.0)
+
+
+def _reversebits(v):
+    v = np.asarray(v, dtype=np.uint32)
+    out = np.zeros_like(v)
+    for bit in range(32):
+        out |= ((v >> np.uint32(bit)) & np.uint32(1)) << np.uint32(31 - bit)
+    return out
+
+
+def _smoothstep(e0, e1, x):
+    t = np.clip((x - e0) / (e1 - e0), 0.0, 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
+def _clamp(x, lo, hi):
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+def _f32(fn):
+    """A float function evaluated in float32, with numpy's warnings silenced."""
+    def ref(*args):
+        with np.errstate(all="ignore"):
+            return fn(*[np.asarray(a, dtype=np.float32) for a in args]).astype(np.float32)
+    return ref
+
+
+def _ew(name, arity, signature, ref, template, cost=1.0, doc=""):
+    register(Op(name, ELEMENTWISE, arity, signature=signature, cost=cost, ref=ref,
+                emit={"c": template}, doc=doc))
+
+
+# Arithmetic (operands promoted to a common dtype)
+_ew("add", 2, "arith", np.add, "({0} + {1})")
+_ew("sub", 2, "arith", np.subtract, "({0} - {1})")
+_ew("mul", 2, "arith", np.multiply, "({0} * {1})")
+_ew("div", 2, "arith", _c_div, "tf_div({0}, {1})", cost=4, doc="C division: integers truncate, x/0 = 0")
+_ew("mod", 2, "arith", _c_mod, "tf_mod({0}, {1})", cost=4, doc="C remainder (sign of the dividend)")
+_ew("floordiv", 2, "arith", _floordiv, "tf_floordiv({0}, {1})", cost=4, doc="floor of the quotient")
+_ew("min", 2, "arith", np.minimum, "tf_min({0}, {1})", doc="smaller value; NaN if either is NaN")
+_ew("max", 2, "arith", np.maximum, "tf_max({0}, {1})", doc="larger value; NaN if either is NaN")
+_ew("neg", 1, "same", np.negative, "(-{0})")
+_ew("abs", 1, "same", np.abs, "tf_abs({0})")
+_ew("sign", 1, "same", _sign, "tf_sign({0})", doc="-1, 0 or 1 (NaN stays NaN)")
+_ew("pow", 2, "float", _f32(np.power), "tf_pow({0}, {1})", cost=12)
+_ew("atan2", 2, "float", _f32(np.arctan2), "tf_atan2({0}, {1})", cost=12)
+
+# Comparisons
+_ew("lt", 2, "compare", np.less, "({0} < {1})")
+_ew("le", 2, "compare", np.less_equal, "({0} <= {1})")
+_ew("gt", 2, "compare", np.greater, "({0} > {1})")
+_ew("ge", 2, "compare", np.greater_equal, "({0} >= {1})")
+_ew("eq", 2, "compare", np.equal, "({0} == {1})")
+_ew("ne", 2, "compare", np.not_equal, "({0} != {1})")
+
+# Bitwise and logical (bool operands give logical results)
+_ew("and", 2, "bitwise", np.bitwise_and, "tf_and({0}, {1})")
+_ew("or", 2, "bitwise", np.bitwise_or, "tf_or({0}, {1})")
+_ew("xor", 2, "bitwise", np.bitwise_xor, "tf_xor({0}, {1})")
+_ew("not", 1, "bitwise", _not, "tf_not({0})", doc="logical not of bools, bitwise not of integers")
+_ew("shl", 2, "shift", _shl, "tf_shl({0}, {1})", doc="shift left by the amount modulo 32")
+_ew("shr", 2, "shift", _shr, "tf_shr({0}, {1})", doc="shift right (arithmetic for int32) modulo 32")
+_ew("reversebits", 1, "uint", _reversebits, "tf_reversebits({0})", cost=4)
+
+# Float math (operands converted to float32)
+_ew("floor", 1, "float", _f32(np.floor), "tf_floor({0})")
+_ew("ceil", 1, "float", _f32(np.ceil), "tf_ceil({0})")
+_ew("round", 1, "float", _f32(np.rint), "tf_round({0})", doc="to nearest, ties to even (as numpy)")
+_ew("trunc", 1, "float", _f32(np.trunc), "tf_trunc({0})")
+_ew("frac", 1, "float", _f32(lambda x: x - np.floor(x)), "tf_frac({0})", doc="x - floor(x)")
+_ew("exp", 1, "float", _f32(np.exp), "tf_exp({0})", cost=8)
+_ew("exp2", 1, "float", _f32(np.exp2), "tf_exp2({0})", cost=8)
+_ew("log", 1, "float", _f32(np.log), "tf_log({0})", cost=8)
+_ew("log2", 1, "float", _f32(np.log2), "tf_log2({0})", cost=8)
+_ew("sqrt", 1, "float", _f32(np.sqrt), "tf_sqrt({0})", cost=4)
+_ew("rsqrt", 1, "float", _f32(lambda x: 1.0 / np.sqrt(x)), "tf_rsqrt({0})", cost=4)
+_ew("rcp", 1, "float", _f32(lambda x: 1.0 / x), "tf_rcp({0})", cost=4)
+_ew("sin", 1, "float", _f32(np.sin), "tf_sin({0})", cost=8)
+_ew("cos", 1, "float", _f32(np.cos), "tf_cos({0})", cost=8)
+_ew("tan", 1, "float", _f32(np.tan), "tf_tan({0})", cost=8)
+_ew("asin", 1, "float", _f32(np.arcsin), "tf_asin({0})", cost=8)
+_ew("acos", 1, "float", _f32(np.arccos), "tf_acos({0})", cost=8)
+_ew("atan", 1, "float", _f32(np.arctan), "tf_atan({0})", cost=8)
+_ew("sinh", 1, "float", _f32(np.sinh), "tf_sinh({0})", cost=8)
+_ew("cosh", 1, "float", _f32(np.cosh), "tf_cosh({0})", cost=8)
+_ew("tanh", 1, "float", _f32(np.tanh), "tf_tanh({0})", cost=8)
+_ew("lerp", 3, "float", _f32(lambda a, b, t: a + (b - a) * t), "tf_lerp({0}, {1}, {2})", cost=2)
+_ew("smoothstep", 3, "float", _f32(_smoothstep), "tf_smoothstep({0}, {1}, {2})", cost=6)
+
+# Operations on any numeric dtype
+_ew("clamp", 3, "arith", _clamp, "tf_clamp({0}, {1}, {2})", cost=2, doc="min(max(x, lo), hi)")
+_ew("fma", 3, "arith", lambda a, b, c: a * b + c, "tf_fma({0}, {1}, {2})", cost=2, doc="a * b + c")
+_ew("select", 3, "select", np.where, "({0} ? {1} : {2})", doc="b where the condition holds, else c")
+
+# Conversions
+_ew("float", 1, cast_to(dt.float32), lambda a: np.asarray(a).astype(np.float32), "tf_to_float({0})")
+_ew("int", 1, cast_to(dt.int32), _to_int, "tf_to_int({0})", doc="floats truncate toward zero")
+_ew("uint", 1, cast_to(dt.uint32), _to_uint, "tf_to_uint({0})", doc="floats truncate, then wrap")
+_ew("bool", 1, cast_to(dt.bool1), lambda a: np.asarray(a) != 0, "tf_to_bool({0})")
+_ew("asfloat", 1, bitcast_to(dt.float32), _bitcast(np.float32), "tf_asfloat({0})")
+_ew("asint", 1, bitcast_to(dt.int32), _bitcast(np.int32), "tf_asint({0})")
+_ew("asuint", 1, bitcast_to(dt.uint32), _bitcast(np.uint32), "tf_asuint({0})")
+
+# Hashing
+_ew("pcg", 1, "uint", _pcg, "tf_pcg({0})", cost=4, doc="PCG hash of a uint")
+_ew("pcgf", 1, "uint_to_float", _pcgf, "tf_pcgf({0})", cost=5, doc="PCG hash mapped to a float in [0, 1)")

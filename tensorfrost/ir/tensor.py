@@ -1,0 +1,234 @@
+"""The traced Tensor: what a tensor program's Python code holds and operates on.
+
+A ``Tensor`` is a handle on an IR node. Its Python operators build nodes in the program
+being traced. Python numbers are weak scalars (``x * 2`` keeps ``x``'s dtype).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import dtypes as dt
+from .builder import current
+from .errors import DTypeError, ShapeError, TraceError, user_location
+from .node import Node
+
+
+class Tensor:
+    """A tensor inside a program being traced. Build one with ``tf.input``, ``tf.zeros``..."""
+
+    __slots__ = ("node", "__weakref__")
+    __array_priority__ = 1000  # numpy scalars defer to our operators
+
+    def __init__(self, node: Node):
+        self.node = node
+
+    # -- description ---------------------------------------------------------------------
+
+    @property
+    def shape(self) -> list:
+        """The dims as scalar int32 tensors: ``N, M = A.shape``."""
+        return [Tensor(d) for d in self.node.shape]
+
+    @property
+    def dtype(self) -> dt.DType:
+        return self.node.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.node.rank
+
+    @property
+    def indices(self) -> tuple:
+        """The index of every element along each axis: ``i, j = A.indices``."""
+        from .tracing import indices
+        return indices(self.node.shape)
+
+    def __repr__(self) -> str:
+        from .shapes import describe_shape
+        return f"<tf.Tensor {self.node.label} {self.dtype!r}{describe_shape(self.node.shape)}>"
+
+    __hash__ = object.__hash__
+
+    # -- values that Python cannot have ----------------------------------------------------
+
+    def __bool__(self):
+        raise TraceError("a traced tensor has no Python truth value; use tf.if_cond(...) or "
+                         "tf.select(...), or @tf.kernel_program to write Python `if`", user_location())
+
+    def __index__(self):
+        raise TraceError("a traced tensor cannot be used as a Python int (its value is only known "
+                         "when the program runs)", user_location())
+
+    __int__ = __index__
+
+    def __float__(self):
+        raise TraceError("a traced tensor cannot be used as a Python float", user_location())
+
+    def __len__(self):
+        raise TraceError("len() of a traced tensor is not a Python int; use tensor.shape[0]",
+                         user_location())
+
+    def __iter__(self):
+        raise TraceError("a traced tensor cannot be iterated in Python; index it with tf.indices "
+                         "or loop with tf.loop", user_location())
+
+    @property
+    def numpy(self):
+        raise TraceError(".numpy is only available on tensors returned by a compiled program, "
+                         "not inside the program", user_location())
+
+    # -- arithmetic ----------------------------------------------------------------------
+
+    def __add__(self, o): return apply("add", self, o)
+    def __radd__(self, o): return apply("add", o, self)
+    def __sub__(self, o): return apply("sub", self, o)
+    def __rsub__(self, o): return apply("sub", o, self)
+    def __mul__(self, o): return apply("mul", self, o)
+    def __rmul__(self, o): return apply("mul", o, self)
+    def __truediv__(self, o): return apply("div", self, o)
+    def __rtruediv__(self, o): return apply("div", o, self)
+    def __floordiv__(self, o): return apply("floordiv", self, o)
+    def __rfloordiv__(self, o): return apply("floordiv", o, self)
+    def __mod__(self, o): return apply("mod", self, o)
+    def __rmod__(self, o): return apply("mod", o, self)
+    def __neg__(self): return apply("neg", self)
+    def __pos__(self): return self
+    def __abs__(self): return apply("abs", self)
+    def __invert__(self): return apply("not", self)
+    def __and__(self, o): return apply("and", self, o)
+    def __rand__(self, o): return apply("and", o, self)
+    def __or__(self, o): return apply("or", self, o)
+    def __ror__(self, o): return apply("or", o, self)
+    def __xor__(self, o): return apply("xor", self, o)
+    def __rxor__(self, o): return apply("xor", o, self)
+    def __lshift__(self, o): return apply("shl", self, o)
+    def __rlshift__(self, o): return apply("shl", o, self)
+    def __rshift__(self, o): return apply("shr", self, o)
+    def __rrshift__(self, o): return apply("shr", o, self)
+    def __lt__(self, o): return apply("lt", self, o)
+    def __le__(self, o): return apply("le", self, o)
+    def __gt__(self, o): return apply("gt", self, o)
+    def __ge__(self, o): return apply("ge", self, o)
+    def __eq__(self, o): return apply("eq", self, o)
+    def __ne__(self, o): return apply("ne", self, o)
+
+    def __pow__(self, o):
+        if isinstance(o, numbers.Integral) and not isinstance(o, bool) and 0 <= int(o) <= 4:
+            return _power_by_products(self, int(o))
+        return apply("pow", self, o)
+
+    def __rpow__(self, o):
+        return apply("pow", o, self)
+
+    def __matmul__(self, o):
+        from .algorithms import matmul
+        return matmul(self, o)
+
+    def __rmatmul__(self, o):
+        from .algorithms import matmul
+        return matmul(o, self)
+
+    # -- views and reductions as methods ----------------------------------------------------
+
+    @property
+    def T(self) -> Tensor:
+        """The transpose of the last two axes (a 1-D tensor is returned unchanged)."""
+        from .algorithms import transpose
+        return self if self.node.rank < 2 else transpose(self)
+
+    def sum(self, axis=-1): from .algorithms import sum as f; return f(self, axis=axis)  # noqa: E702
+    def mean(self, axis=-1): from .algorithms import mean as f; return f(self, axis=axis)  # noqa: E702
+    def reshape(self, shape): from .algorithms import reshape as f; return f(self, shape)  # noqa: E702
+
+    # -- indexing ------------------------------------------------------------------------
+
+    def __getitem__(self, index):
+        from .indexing import load
+        return load(self, index)
+
+    def __setitem__(self, index, value):
+        from .indexing import store
+        store(self, index, value)
+
+    # -- variables -----------------------------------------------------------------------
+
+    @property
+    def val(self) -> Tensor:
+        """The tensor itself; assigning ``x.val = y`` replaces its value (see ``set``)."""
+        return self
+
+    @val.setter
+    def val(self, value):
+        self.set(value)
+
+    def set(self, value) -> None:
+        """Replace this tensor's value with ``value`` (inside loops: a loop-carried update)."""
+        from .tracing import assign
+        assign(self, value)
+
+
+def _power_by_products(x: Tensor, n: int) -> Tensor:
+    if n == 0:
+        return apply("add", apply("mul", x, 0), 1)
+    result = x
+    for _ in range(n - 1):
+        result = result * x
+    return result
+
+
+def is_scalar(value) -> bool:
+    return isinstance(value, (numbers.Number, np.number, np.bool_)) and not isinstance(value, complex)
+
+
+def node_of(value, like: dt.DType | None = None) -> Node:
+    """The node of a Tensor, or a constant node for a Python scalar (weakly typed: it takes
+    the dtype ``like`` chooses)."""
+    if isinstance(value, Tensor):
+        return value.node
+    if is_scalar(value):
+        builder = current()
+        dtype = dt.promote_weak(like, value) if like is not None else dt.scalar_dtype(value)
+        if dtype.is_integer and isinstance(value, (float, np.floating)):
+            dtype = dt.float32
+        return builder.const(value, dtype)
+    if isinstance(value, np.ndarray):
+        raise TraceError("numpy arrays cannot be used inside a tensor program; pass them to the "
+                         "compiled program as inputs (tf.input)", user_location())
+    if type(value).__name__ == "TensorMemory":
+        raise TraceError("a runtime tensor (tf.tensor) cannot be used inside a tensor program; "
+                         "pass it to the compiled program as an input", user_location())
+    raise DTypeError(f"expected a tensor or a number, got {type(value).__name__}: {value!r}",
+                     user_location())
+
+
+def nodes_of(values) -> list[Node]:
+    """Nodes for several operands; Python scalars take the dtype of the tensor operands."""
+    strong = [v.node.dtype for v in values if isinstance(v, Tensor)]
+    like = None
+    for d in strong:
+        like = d if like is None else dt.promote(like, d)
+    return [node_of(v, like) for v in values]
+
+
+def apply(op_name: str, *operands) -> Tensor:
+    """An elementwise op on tensors and weak Python scalars."""
+    if not any(isinstance(v, Tensor) for v in operands):
+        # All Python numbers: still a tensor op (e.g. tf.sin(1.0) inside a program).
+        current()
+    nodes = nodes_of(operands)
+    return Tensor(current().elementwise(op_name, nodes))
+
+
+def check_index_dtype(node: Node, what: str) -> None:
+    if not node.dtype.is_integer:
+        raise DTypeError(f"{what}: indices must be int32 or uint32 tensors, got {node.dtype!r} "
+                         f"(convert with tf.int(...))", user_location())
+
+
+def check_shape_list(shape, what: str) -> list:
+    if isinstance(shape, (Tensor, Node)) or not hasattr(shape, "__iter__"):
+        raise ShapeError(f"{what}: expected a list of dims, got {type(shape).__name__}", user_location())
+    return list(shape)

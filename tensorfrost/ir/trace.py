@@ -1,0 +1,103 @@
+"""Turning a Python function into a Program by running it under the tracer."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections import defaultdict
+
+from . import dtypes as dt
+from .builder import tracing
+from .errors import TraceError, user_location
+from .node import Program
+from .tensor import Tensor, is_scalar
+from .tracing import input as tf_input
+from .validate import check_scoping
+
+_SIMPLE_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
+_TUPLE_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*=[^=]")
+
+
+class Arg:
+    """Annotation of a program parameter: ``def f(A: tf.Arg([-1, -1], tf.float32))``."""
+
+    def __init__(self, shape, dtype=dt.float32):
+        self.shape = list(shape)
+        self.dtype = dt.dtype_of(dtype)
+
+    def __repr__(self) -> str:
+        return f"tf.Arg({self.shape}, {self.dtype!r})"
+
+
+def _annotation(fn, param: inspect.Parameter):
+    ann = param.annotation
+    if isinstance(ann, str):  # from __future__ import annotations
+        try:
+            ann = eval(ann, fn.__globals__)  # noqa: S307 (the user's own annotation)
+        except Exception as exc:
+            raise TraceError(f"cannot evaluate the annotation of parameter '{param.name}': {exc}") from None
+    return ann
+
+
+def trace(fn, name: str | None = None, call=None) -> Program:
+    """Run ``fn`` under the tracer. Parameters annotated ``tf.Arg`` become inputs; ``call``
+    (default: ``fn``) is what actually runs, with those inputs as arguments."""
+    program = Program(name or getattr(fn, "__name__", "program"))
+    with tracing(program):
+        args = []
+        for param in inspect.signature(fn).parameters.values():
+            ann = _annotation(fn, param)
+            if isinstance(ann, Arg):
+                args.append(tf_input(ann.shape, ann.dtype, name=param.name))
+            elif param.default is inspect.Parameter.empty and param.kind in (
+                    param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+                raise TraceError(f"parameter '{param.name}' of {program.name} needs a tf.Arg(shape, dtype) "
+                                 "annotation (or create the input inside with tf.input)")
+        result = (call or fn)(*args)
+        _set_outputs(program, result)
+    check_scoping(program)
+    _name_from_source(program)
+    return program
+
+
+def _set_outputs(program: Program, result) -> None:
+    if isinstance(result, (list, tuple)):
+        values, program.returns_tuple = list(result), True
+    elif result is None:
+        raise TraceError(f"the tensor program {program.name} returned nothing; return a tensor or a "
+                         "list of tensors", user_location())
+    else:
+        values, program.returns_tuple = [result], False
+    outputs = []
+    for k, value in enumerate(values):
+        if isinstance(value, Tensor):
+            outputs.append(value.node)
+        elif is_scalar(value):
+            from .builder import current
+            outputs.append(current().const(value))
+        else:
+            raise TraceError(f"output {k} of {program.name} is a {type(value).__name__}, expected a tensor",
+                             user_location())
+    program.outputs = outputs
+
+
+def _name_from_source(program: Program) -> None:
+    """Name nodes after the variables the user assigned them to, for readable IR and code:
+    the last node built on a line ``x = ...`` is ``x``."""
+    by_line = defaultdict(list)
+    for node in program.walk():
+        if node.location is not None and node.dtype is not None:
+            by_line[(node.location.filename, node.location.lineno)].append(node)
+    for nodes in by_line.values():
+        line = nodes[0].location.line
+        match = _SIMPLE_ASSIGN.match(line)
+        if match:
+            if nodes[-1].name is None:
+                nodes[-1].name = match.group(1)
+            continue
+        match = _TUPLE_ASSIGN.match(line)
+        if match:
+            names = [n.strip() for n in match.group(1).split(",")]
+            if len(names) == len(nodes):
+                for node, name in zip(nodes, names):
+                    node.name = node.name or name

@@ -1,0 +1,382 @@
+"""Tracing functions of the public API: inputs, constants, indices, control flow, scatters.
+
+Each function builds nodes in the program being traced (see ``builder.current``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import dtypes as dt
+from .builder import current
+from .errors import DTypeError, ShapeError, TraceError, user_location
+from .node import Node, Scope
+from .ops import ELEMENTWISE
+from .shapes import describe_dim, describe_shape, dims_equal, static_value
+from .tensor import Tensor, check_index_dtype, check_shape_list, node_of
+
+_ASSIGNED_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
+
+
+def _dims(shape, what: str) -> tuple:
+    builder = current()
+    return tuple(builder.dim(d.node if isinstance(d, Tensor) else d) for d in check_shape_list(shape, what))
+
+
+def _require_top_level(what: str) -> None:
+    builder = current()
+    if builder.scope is not builder.program.root:
+        raise TraceError(f"{what} must be called at the top level of the program, not inside "
+                         "tf.loop or tf.if_cond", user_location())
+
+
+# -- inputs ---------------------------------------------------------------------------------
+
+
+def input(shape, dtype=dt.float32, name: str | None = None) -> Tensor:  # noqa: A001
+    """A tensor argument of the program. Arguments are passed in the order of these calls.
+
+    ``-1`` leaves a dim free; an int or another tensor's dim constrains it, and the call
+    checks it::
+
+        A = tf.input([-1, -1], tf.float32)
+        N, M = A.shape
+        B = tf.input([M, -1], tf.float32)   # B.shape[0] must equal A.shape[1]
+    """
+    builder = current()
+    _require_top_level("tf.input")
+    dtype = dt.dtype_of(dtype)
+    program = builder.program
+    index = len(program.inputs)
+    location = user_location()
+    if name is None:
+        match = _ASSIGNED_NAME.match(location.line) if location else None
+        name = match.group(1) if match else f"input{index}"
+    declared = check_shape_list(shape, f"tf.input({name}) shape")
+    node = builder.make("input", attrs={"index": index}, dtype=dtype, shape=(), name=name, location=location)
+    program.inputs.append(node)
+    program.input_names.append(name)
+    dims = []
+    for axis, want in enumerate(declared):
+        actual = builder.make("input_dim", [node], attrs={"axis": axis}, dtype=dt.int32,
+                              name=f"{name}_shape{axis}")
+        if isinstance(want, int) and not isinstance(want, bool) and want == -1:
+            dims.append(actual)
+            continue
+        expected = builder.dim(want.node if isinstance(want, Tensor) else want)
+        ok = builder.elementwise("eq", [actual, expected])
+        message = (f"argument {index} ('{name}'): shape[{axis}] must be {{0}} "
+                   f"({describe_dim(expected)}), got {{1}}")
+        builder.make("assert", [ok, expected, actual], attrs={"message": message}, location=location)
+        dims.append(expected)
+    node.shape = tuple(dims)
+    return Tensor(node)
+
+
+# -- constants and indices -------------------------------------------------------------------
+
+
+def const(value, shape=(), dtype=None) -> Tensor:
+    """A constant, broadcast to ``shape`` (default: a scalar)."""
+    if not isinstance(value, (int, float, bool)) and not hasattr(value, "dtype"):
+        raise DTypeError(f"tf.const: expected a Python number, got {type(value).__name__}", user_location())
+    dtype = dt.dtype_of(dtype) if dtype is not None else dt.scalar_dtype(value)
+    return Tensor(current().const(value, dtype, _dims(shape, "tf.const shape")))
+
+
+def zeros(shape, dtype=dt.float32) -> Tensor:
+    """A tensor of zeros of the given shape."""
+    return const(0, shape, dtype)
+
+
+def ones(shape, dtype=dt.float32) -> Tensor:
+    """A tensor of ones of the given shape."""
+    return const(1, shape, dtype)
+
+
+def buffer(shape, dtype=dt.float32) -> Tensor:
+    """A tensor to be written by index (``B[i, j] = ...``). It starts as zeros."""
+    return const(0, shape, dtype)
+
+
+def indices(shape) -> tuple:
+    """For each axis of ``shape``, the index of every element along it::
+
+        i, j = tf.indices([N, M])   # i[a, b] == a, j[a, b] == b
+    """
+    dims = _dims(shape, "tf.indices shape")
+    builder = current()
+    return tuple(Tensor(builder.make("dim_id", attrs={"axis": a}, dtype=dt.int32, shape=dims))
+                 for a in range(len(dims)))
+
+
+def index(axis: int, shape) -> Tensor:
+    """The index along one axis of ``shape`` (one entry of ``tf.indices``)."""
+    dims = _dims(shape, "tf.index shape")
+    if not isinstance(axis, int) or not 0 <= axis < len(dims):
+        raise ShapeError(f"tf.index: axis {axis!r} is out of range for a shape of rank {len(dims)}",
+                         user_location())
+    return Tensor(current().make("dim_id", attrs={"axis": axis}, dtype=dt.int32, shape=dims))
+
+
+def index_grid(begin, end, step=None) -> tuple:
+    """Index tensors over the box ``begin <= index < end`` (with ``step``), one per axis::
+
+        p, k = tf.index_grid([0, i + 1], [m, n])   # like np.meshgrid(..., indexing='ij')
+    """
+    begin, end = check_shape_list(begin, "index_grid begin"), check_shape_list(end, "index_grid end")
+    step = [1] * len(begin) if step is None else check_shape_list(step, "index_grid step")
+    if not len(begin) == len(end) == len(step):
+        raise ShapeError(f"tf.index_grid: begin, end and step must have the same length, got "
+                         f"{len(begin)}, {len(end)} and {len(step)}", user_location())
+    sizes = []
+    for b, e, s in zip(begin, end, step):
+        count = (Tensor(node_of(e)) - b + (s - 1)) // s if not _is_one(s) else Tensor(node_of(e)) - b
+        sizes.append(_max0(count))
+    grid = indices(sizes)
+    return tuple(g * s + b if not _is_one(s) else g + b for g, b, s in zip(grid, begin, step))
+
+
+def _is_one(value) -> bool:
+    return isinstance(value, int) and value == 1
+
+
+def _max0(t):
+    from .tensor import apply
+    return apply("max", t, 0) if isinstance(t, Tensor) else max(t, 0)
+
+
+# -- variables --------------------------------------------------------------------------------
+
+
+def assign(target: Tensor, value) -> None:
+    """``target.val = value``: replace the whole value of ``target`` from here on."""
+    builder = current()
+    node = target.node
+    if node.op.name in ("input_dim", "dim_id"):
+        raise TraceError(f"cannot assign to {node.op.name} (a shape or index value)", user_location())
+    value_node = builder.cast(node_of(value, node.dtype), node.dtype)
+    shape = builder.broadcast([node.shape, value_node.shape], "assignment (.val / .set)")
+    if len(shape) != node.rank or not all(dims_equal(a, b) for a, b in zip(shape, node.shape)):
+        _widen(node, shape)
+    builder.make("set", [node, value_node], shape=node.shape)
+
+
+def _widen(node: Node, shape: tuple) -> None:
+    """Give a constant a larger (broadcast) shape, as ``z = tf.const(0.0)`` followed by
+    ``z.val = c_re * 2`` needs; elementwise nodes already computed from it widen too."""
+    if node.op.name != "const":
+        raise ShapeError(f"cannot assign a value of shape {describe_shape(shape)} to a tensor of shape "
+                         f"{describe_shape(node.shape)}; only constants (tf.const, tf.zeros) widen",
+                         user_location())
+    builder = current()
+    node.shape = shape
+    widened = {node}
+    for other in builder.program.walk():
+        touched = [a for a in other.args if a in widened]
+        if other is node or not touched:
+            continue
+        if other.op.kind == ELEMENTWISE:
+            other.shape = builder.broadcast([a.shape for a in other.args])
+            widened.add(other)
+        elif other.op.name == "set" and other.args[0] in widened:
+            other.shape = other.args[0].shape
+        elif other.op.name == "load" and touched == [other.args[0]]:
+            continue  # a load's shape comes from its indices
+        else:
+            raise ShapeError(f"cannot widen '{node.name or node.label}' to shape {describe_shape(shape)}: "
+                             f"it was already used by {other.op.name}; give it its full shape when you "
+                             "create it (tf.zeros(shape))", user_location())
+
+
+# -- control flow -----------------------------------------------------------------------------
+
+
+class _ScopeGuard:
+    """Context manager that makes a control node's body the insertion point."""
+
+    def __init__(self, node: Node, stack_name: str, result=None):
+        self.node = node
+        self.stack_name = stack_name
+        self.result = result
+        self.builder = current()
+        self._inside = None
+
+    def __enter__(self):
+        self._inside = self.builder.inside(self.node.body)
+        self._inside.__enter__()
+        getattr(self.builder, self.stack_name).append(self.node)
+        return self.result
+
+    def __exit__(self, *exc):
+        getattr(self.builder, self.stack_name).pop()
+        self._inside.__exit__(*exc)
+        return False
+
+
+def _scalar_int(value, what: str) -> Node:
+    node = node_of(value, dt.int32)
+    if not node.dtype.is_integer:
+        raise DTypeError(f"{what}: expected an integer, got {node.dtype!r}", user_location())
+    return current().cast(node, dt.int32)
+
+
+def loop(*args):
+    """A loop in the program: ``loop(end)``, ``loop(begin, end)``, ``loop(begin, end, step)``.
+
+    Use it as a context manager whose value is the loop counter, or pass a function of the
+    counter (first or last argument)::
+
+        with tf.loop(10) as k:
+            x.val = x + k
+
+        tf.loop(0, 128, 1, body)
+    """
+    body_fn = None
+    if args and callable(args[0]) and not isinstance(args[0], Tensor):
+        body_fn, args = args[0], args[1:]
+    elif args and callable(args[-1]) and not isinstance(args[-1], Tensor):
+        body_fn, args = args[-1], args[:-1]
+    if not 1 <= len(args) <= 3:
+        raise TraceError(f"tf.loop takes (end), (begin, end) or (begin, end, step), got {len(args)} "
+                         "bounds", user_location())
+    begin, end, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
+    if isinstance(step, int) and step == 0:
+        raise TraceError("tf.loop: step must not be 0", user_location())
+    builder = current()
+    bounds = [_scalar_int(b, f"tf.loop {w}") for b, w in zip((begin, end, step), ("begin", "end", "step"))]
+    node = builder.make("loop", bounds, dtype=dt.int32, shape=())
+    node.body = Scope(node)
+    guard = _ScopeGuard(node, "open_loops", Tensor(node))
+    if body_fn is None:
+        return guard
+    with guard as counter:
+        body_fn(counter)
+    return None
+
+
+def if_cond(condition):
+    """A conditional block: the body runs where ``condition`` holds::
+
+        with tf.if_cond(z > 256.0):
+            tf.break_loop()
+    """
+    builder = current()
+    cond = node_of(condition)
+    if not cond.dtype.is_bool:
+        cond = builder.elementwise("ne", [cond, builder.const(0, cond.dtype)])
+    node = builder.make("if", [cond], shape=())
+    node.body = Scope(node)
+    return _ScopeGuard(node, "open_conditions")
+
+
+def _jump(op_name: str, api: str) -> None:
+    builder = current()
+    if not builder.open_loops:
+        raise TraceError(f"{api}() must be called inside a tf.loop", user_location())
+    builder.make(op_name, shape=())
+
+
+def break_loop() -> None:
+    """Leave the innermost tf.loop (for the elements where this is reached)."""
+    _jump("break", "tf.break_loop")
+
+
+def continue_loop() -> None:
+    """Skip to the next iteration of the innermost tf.loop."""
+    _jump("continue", "tf.continue_loop")
+
+
+# -- scatters and assertions -------------------------------------------------------------------
+
+
+def _scatter(op_name: str, target, value) -> None:
+    builder = current()
+    if not isinstance(target, Tensor) or target.node.op.name != "load":
+        raise TraceError(f"{op_name}: the first argument must be an indexed tensor such as "
+                         "C[i, j]", user_location())
+    load = target.node
+    memory, idx = load.args[0], load.args[1:]
+    if op_name in ("scatter_and", "scatter_or", "scatter_xor") and memory.dtype.is_float:
+        raise DTypeError(f"{op_name}: needs an int, uint or bool tensor, got {memory.dtype!r}", user_location())
+    value_node = builder.cast(node_of(value, memory.dtype), memory.dtype)
+    shape = builder.broadcast([load.shape, value_node.shape], op_name)
+    builder.make(op_name, [memory, value_node, *idx], shape=shape)
+
+
+def scatterAdd(target, value) -> None:  # noqa: N802 (the seed's name)
+    """Atomically add ``value`` into ``target``, an indexed tensor: ``tf.scatterAdd(C[i], x)``."""
+    _scatter("scatter_add", target, value)
+
+
+def scatterMin(target, value) -> None:  # noqa: N802
+    """Atomically take the minimum of ``target[...]`` and ``value``."""
+    _scatter("scatter_min", target, value)
+
+
+def scatterMax(target, value) -> None:  # noqa: N802
+    """Atomically take the maximum of ``target[...]`` and ``value``."""
+    _scatter("scatter_max", target, value)
+
+
+def scatterAnd(target, value) -> None:  # noqa: N802
+    """Atomically bitwise-and ``value`` into ``target[...]``."""
+    _scatter("scatter_and", target, value)
+
+
+def scatterOr(target, value) -> None:  # noqa: N802
+    """Atomically bitwise-or ``value`` into ``target[...]``."""
+    _scatter("scatter_or", target, value)
+
+
+def scatterXor(target, value) -> None:  # noqa: N802
+    """Atomically bitwise-xor ``value`` into ``target[...]``."""
+    _scatter("scatter_xor", target, value)
+
+
+def assert_tensor(tensor: Tensor, shape, dtype=None) -> Tensor:
+    """Declare that ``tensor`` has ``shape`` (and ``dtype``); checked when the program runs.
+
+    For an input this also binds its free dims to ``shape``, so later operations know the
+    shapes agree (a Module's ``assert_parameters`` uses it).
+    """
+    builder = current()
+    node = tensor.node
+    if dtype is not None and dt.dtype_of(dtype) is not node.dtype:
+        raise DTypeError(f"tf.assert_tensor: expected {dt.dtype_of(dtype)!r}, got {node.dtype!r}", user_location())
+    dims = _dims(shape, "tf.assert_tensor shape")
+    if len(dims) != node.rank:
+        raise ShapeError(f"tf.assert_tensor: expected rank {len(dims)}, got rank {node.rank} "
+                         f"(shape {describe_shape(node.shape)})", user_location())
+    new_shape = list(node.shape)
+    for axis, (have, want) in enumerate(zip(node.shape, dims)):
+        if dims_equal(have, want):
+            continue
+        if static_value(have) is not None and static_value(want) is not None:
+            raise ShapeError(f"tf.assert_tensor: shape[{axis}] is {static_value(have)}, expected "
+                             f"{static_value(want)}", user_location())
+        ok = builder.elementwise("eq", [have, want])
+        label = node.name or node.label
+        message = f"'{label}': shape[{axis}] must be {{0}} ({describe_dim(want)}), got {{1}}"
+        builder.make("assert", [ok, want, have], attrs={"message": message}, location=user_location())
+        if node.op.name == "input" and have.op.name == "input_dim" and have.args[0] is node:
+            new_shape[axis] = want
+    node.shape = tuple(new_shape)
+    return tensor
+
+
+def region_begin(name: str) -> None:
+    """Open a named debug region (a GL debug group on OpenGL; nothing on the CPU)."""
+    current().make("region", attrs={"name": str(name), "begin": True})
+
+
+def region_end(name: str) -> None:
+    """Close the debug region opened by ``region_begin(name)``."""
+    current().make("region", attrs={"name": str(name), "begin": False})
+
+
+def scalar_index(value, what: str) -> Node:
+    """An index operand: a Python int or an integer tensor."""
+    node = node_of(value, dt.int32)
+    check_index_dtype(node, what)
+    return node

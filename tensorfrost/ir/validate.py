@@ -1,0 +1,39 @@
+"""Structural checks of a program: every operand is defined before it is used and is
+visible from where it is used (defined in the same scope or an enclosing one)."""
+
+from __future__ import annotations
+
+from .errors import TraceError
+from .node import Node, Program, Scope
+
+
+def _visible_from(definition: Node, use: Node) -> bool:
+    scope: Scope | None = use.scope
+    while scope is not None:
+        if definition.scope is scope:
+            return True
+        scope = scope.owner.scope if scope.owner is not None else None
+    return False
+
+
+def check_scoping(program: Program) -> None:
+    """Raise a TraceError naming the user's line if a tensor is used outside the loop or
+    if-block that defines it (its value is undefined there)."""
+    seen: set[Node] = set()
+    for node in program.walk():
+        for arg in node.args:
+            if arg.op.name == "loop" and node.scope is not None and _inside(node, arg):
+                continue  # the loop counter, used in its own body
+            if arg not in seen or not _visible_from(arg, node):
+                where = "inside a tf.loop / tf.if_cond block" if arg.scope is not program.root else "later"
+                raise TraceError(f"a tensor defined {where} is used outside of it; create it before the "
+                                 "block and update it with .val = ... inside", node.location or arg.location)
+        seen.add(node)
+    for out in program.outputs:
+        if out.scope is not program.root:
+            raise TraceError("a returned tensor was defined inside a tf.loop / tf.if_cond block; create it "
+                             "before the block and update it with .val = ... inside", out.location)
+
+
+def _inside(node: Node, loop: Node) -> bool:
+    return any(owner is loop for owner in node.owner_chain())

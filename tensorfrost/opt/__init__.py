@@ -1,0 +1,1 @@
+"""Compiler passes, run in order by ``pipeline.compile_program``."""

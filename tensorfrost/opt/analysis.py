@@ -1,0 +1,74 @@
+"""Facts about a program that several passes need: which nodes are mutable memory, where
+they are written, and whether a value read at one point is still the same at another."""
+
+from __future__ import annotations
+
+from ..ir.node import Node, Program, positions, scope_end
+from ..ir.ops import ELEMENTWISE, SOURCE
+
+WRITES = ("set", "store", "scatter_add", "scatter_min", "scatter_max", "scatter_and", "scatter_or",
+          "scatter_xor")
+
+
+def is_write(node: Node) -> bool:
+    return node.op.name in WRITES
+
+
+def mutable_nodes(program: Program) -> set[Node]:
+    """Nodes whose value is changed after they are defined (targets of writes)."""
+    return {n.args[0] for n in program.walk() if is_write(n)}
+
+
+class MutationInfo:
+    """Where each mutable node is written, by program position.
+
+    ``unchanged(memory, a, b)``: no write to ``memory`` can happen after position ``a``
+    and before position ``b`` (b later than a), counting every write inside a loop that
+    contains ``b`` but not ``a`` (it may run between them on a later iteration).
+    """
+
+    def __init__(self, program: Program):
+        self.pos = positions(program)
+        self.writes: dict[Node, list[int]] = {}
+        self.loops: list[tuple[int, int]] = []
+        for node in program.walk():
+            if is_write(node):
+                self.writes.setdefault(node.args[0], []).append(self.pos[node])
+            if node.op.name == "loop":
+                self.loops.append((self.pos[node], scope_end(node, self.pos)))
+
+    @property
+    def mutable(self) -> set[Node]:
+        return set(self.writes)
+
+    def position(self, node: Node, default: int) -> int:
+        return self.pos.get(node, default)
+
+    def unchanged(self, memory: Node, a: int, b: int) -> bool:
+        writes = self.writes.get(memory)
+        if not writes:
+            return True
+        if any(a < w < b for w in writes):
+            return False
+        for start, end in self.loops:
+            if start <= b <= end and not start <= a <= end and any(start < w <= end for w in writes):
+                return False
+        return True
+
+    def add_variable(self, node: Node, position: int) -> None:
+        """Register a variable created by a pass (written at ``position``)."""
+        self.writes.setdefault(node, []).append(position)
+
+
+def is_memory(node: Node, mutable) -> bool:
+    """Nodes that live in memory and are read with loads: inputs, buffers, mutable nodes."""
+    return node.op.name in ("input", "alloc") or node in mutable
+
+
+def is_cheap_source(node: Node) -> bool:
+    return node.op.kind == SOURCE and node.op.name in ("const", "dim_id")
+
+
+def reads_only_values(node: Node) -> bool:
+    """True for pure elementwise nodes and sources (what can be recomputed anywhere)."""
+    return node.op.kind == ELEMENTWISE or is_cheap_source(node) or node.op.name == "input_dim"

@@ -1,0 +1,54 @@
+"""Kernel finalization: name the kernels and list what each one needs from the host.
+
+Guarantees afterwards: every kernel node has attrs ``index`` (dispatch order of first
+appearance), ``buffers`` (memory it reads or writes, in first-use order), ``written``
+(the subset it writes) and ``uniforms`` (host scalars it reads: dims of its grid and of
+its buffers, loop counters of host loops, host arithmetic), so emitters need no analysis.
+"""
+
+from __future__ import annotations
+
+from ..ir.node import Node, Program, walk
+from .analysis import is_write
+
+
+def _collect(kernel: Node) -> None:
+    inside = set(walk(kernel.body))
+    buffers, written, uniforms = [], set(), []
+
+    def uniform(node: Node) -> None:
+        if node not in inside and node not in uniforms and node.op.name not in ("input", "alloc"):
+            if node.op.name == "const" and node.rank == 0:
+                return  # constants are written into the code
+            uniforms.append(node)
+
+    for dim in kernel.shape:
+        uniform(dim)
+    for node in walk(kernel.body):
+        if node.op.name == "load" or (is_write(node) and node.op.name != "set"):
+            memory = node.args[0]
+            if memory not in buffers:
+                buffers.append(memory)
+                for dim in memory.shape:
+                    uniform(dim)
+            if is_write(node):
+                written.add(memory)
+            operands = node.args[1:]
+        else:
+            operands = node.args
+        for arg in operands:
+            uniform(arg)
+        for dim in node.shape:
+            uniform(dim)
+    kernel.attrs.update(buffers=buffers, written=written, uniforms=uniforms)
+
+
+def run(program: Program) -> Program:
+    count = 0
+    for node in program.walk():
+        if node.op.name == "kernel":
+            node.attrs["index"] = count
+            node.attrs["name"] = f"{program.name}_k{count}"
+            count += 1
+            _collect(node)
+    return program

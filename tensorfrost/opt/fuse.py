@@ -1,0 +1,287 @@
+"""Fusion: cluster nodes into kernels, bottom-up, as the seed describes.
+
+Walking each scope in order, nodes of the same shape join one cluster until a data
+dependency forbids it: a read of memory that the cluster writes at another index (or
+atomically), a write of memory the cluster reads or writes at another index, or a value
+that must be complete before it is used. A loop or if whose body is one cluster (plus
+host scalar arithmetic) joins the cluster of its body's shape and runs inside the kernel;
+otherwise it stays on the host and its body's clusters become kernels it dispatches.
+
+Scalar (shape ``[]``) values that depend only on dims, constants and host loop counters
+are *host* values: computed by the host program and passed to kernels as uniforms.
+
+Guarantees afterwards: every node that is not a host value, host bookkeeping, or a host
+loop/if is inside exactly one ``kernel`` node whose shape is the thread grid.
+"""
+
+from __future__ import annotations
+
+from ..ir.errors import TraceError
+from ..ir.node import Node, Program, Scope
+from ..ir.ops import OPS
+from ..ir.shapes import shapes_equal
+from .analysis import is_memory, is_write, mutable_nodes
+
+_HOST_BOOKKEEPING = ("assert", "region", "free", "alloc", "readback", "input")
+
+
+class _Cluster:
+    """Nodes that will run in one kernel, and how they touch memory."""
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.nodes: list[Node] = []
+        self.reads: dict[Node, set] = {}
+        self.writes: dict[Node, set] = {}
+        self.defined: set[Node] = set()
+        self.has_effects = False
+
+
+class _Fusion:
+    def __init__(self, program: Program):
+        self.program = program
+        self.mutable = mutable_nodes(program)
+        self.host = self._host_values()
+
+    # -- classification ---------------------------------------------------------------------
+
+    def _host_values(self) -> set[Node]:
+        """Scalar values the host can compute, found by a fixpoint: a scalar variable stays
+        a host value only while every value assigned to it is one."""
+        host_vars = {n for n in self.mutable if n.rank == 0 and n.op.name == "const"}
+        while True:
+            host = set()
+            for node in self.program.walk():
+                if self._is_host(node, host, host_vars):
+                    host.add(node)
+            bad = {n.args[0] for n in self.program.walk()
+                   if is_write(n) and n.args[0] in host_vars
+                   and (n.op.name != "set" or n.args[1] not in host)}
+            if not bad:
+                return host
+            host_vars -= bad
+
+    def _is_host(self, node: Node, host: set, host_vars: set) -> bool:
+        if node.rank != 0 or node.dtype is None:
+            return False
+        name = node.op.name
+        if name == "const":
+            return node not in self.mutable or node in host_vars
+        if name in ("input_dim", "readback"):
+            return True
+        if name == "loop":
+            return all(a in host for a in node.args)
+        if node.op.kind == "elementwise":
+            return node not in self.mutable and all(a in host for a in node.args)
+        return False
+
+    def is_host_item(self, node: Node) -> bool:
+        if node in self.host or node.op.name in _HOST_BOOKKEEPING or node.op.name in ("break", "continue"):
+            return True
+        return node.op.name == "set" and node.args[0] in self.host
+
+    # -- planning ---------------------------------------------------------------------------
+
+    def plan(self, scope: Scope) -> list:
+        """Items of a scope: ("host", node), ("device", node, shape), ("control", node)."""
+        items = []
+        for node in scope.nodes:
+            if node.op.name in ("loop", "if"):
+                body = self.plan(node.body)
+                shape = self._fused_shape(node, body)
+                if shape is None:
+                    node.attrs["_plan"] = body
+                    items.append(("control", node))
+                else:
+                    items.append(("device", node, shape))
+            elif self.is_host_item(node):
+                items.append(("host", node))
+            else:
+                items.append(("device", node, node.shape))
+        return items
+
+    def _fused_shape(self, node: Node, body: list):
+        """The kernel shape a loop/if can run inside, or None if it must stay on the host."""
+        shapes = []
+        for item in body:
+            if item[0] == "control":
+                return None
+            if item[0] == "host" and (is_write(item[1]) or item[1].op.name in _HOST_BOOKKEEPING):
+                return None
+            if item[0] == "device":
+                shapes.append(item[2])
+        device_args = [a for a in node.args if a not in self.host]
+        shapes += [a.shape for a in device_args]
+        if not shapes or (node.op.name == "loop" and not any(i[0] == "device" for i in body)):
+            return None
+        grid = max(shapes, key=len)
+        for shape in shapes:
+            if shape and not shapes_equal(shape, grid):
+                return None
+        clusters = self.cluster(body)
+        return grid if len(clusters) <= 1 else None
+
+    # -- clustering ---------------------------------------------------------------------------
+
+    def cluster(self, items: list) -> list[_Cluster]:
+        clusters: list[_Cluster] = []
+        current = None
+        for item in items:
+            if item[0] == "control":
+                current = None
+                continue
+            if item[0] == "host":
+                if is_write(item[1]):
+                    current = None
+                continue
+            node, shape = item[1], item[2]
+            if current is None or not self._joins(current, node, shape):
+                current = _Cluster(shape)
+                clusters.append(current)
+            self._add(current, node, shape)
+        return clusters
+
+    def _accesses(self, node: Node, grid):
+        """(reads, writes, defined, has_effects) of a node and everything in its body."""
+        reads, writes, defined, effects = {}, {}, set(), False
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            defined.add(n)
+            name = n.op.name
+            if name == "load":
+                reads.setdefault(n.args[0], set()).add(_index_key(n.args[1:], n.args[0], grid))
+            elif name == "store":
+                writes.setdefault(n.args[0], set()).add(_index_key(n.args[2:], n.args[0], grid))
+            elif name.startswith("scatter_"):
+                writes.setdefault(n.args[0], set()).add("atomic:" + n.op.combine)
+            elif name == "set":
+                writes.setdefault(n.args[0], set()).add("id")
+            if not n.op.pure:
+                effects = True
+            if n in self.mutable:
+                writes.setdefault(n, set()).add("id")
+                effects = True
+            if n.op.kind == "elementwise" or name in ("set", "loop", "if"):
+                for a in n.args[1:] if name == "set" else n.args:
+                    if is_memory(a, self.mutable) and a not in self.host:
+                        reads.setdefault(a, set()).add("id")
+            if n.body is not None:
+                stack.extend(n.body.nodes)
+        return reads, writes, defined, effects
+
+    def _joins(self, cluster: _Cluster, node: Node, shape) -> bool:
+        reads, writes, _, effects = self._accesses(node, cluster.shape)
+        if not shapes_equal(shape, cluster.shape):
+            scalar_ok = (shape == () and not effects) or (cluster.shape == () and not cluster.has_effects)
+            if not scalar_ok:
+                return False
+        for memory, keys in reads.items():
+            held = cluster.writes.get(memory, set())
+            if any(k != key for key in keys for k in held):
+                return False
+            if memory in cluster.defined and memory not in self.mutable and keys != {"id"}:
+                return False
+        for memory, keys in writes.items():
+            touched = cluster.writes.get(memory, set()) | cluster.reads.get(memory, set())
+            if not touched:
+                continue
+            atomic = {k for k in keys if k.startswith("atomic:")}
+            if atomic and touched == atomic and len(atomic) == 1:
+                continue
+            if any(k != key for key in keys for k in touched):
+                return False
+        return True
+
+    def _add(self, cluster: _Cluster, node: Node, shape) -> None:
+        if cluster.shape == () and shape != ():
+            cluster.shape = shape
+        reads, writes, defined, effects = self._accesses(node, cluster.shape)
+        for memory, keys in reads.items():
+            cluster.reads.setdefault(memory, set()).update(keys)
+        for memory, keys in writes.items():
+            cluster.writes.setdefault(memory, set()).update(keys)
+        cluster.defined |= defined
+        cluster.has_effects |= effects
+        cluster.nodes.append(node)
+
+    # -- building kernels ------------------------------------------------------------------------
+
+    def build(self, scope: Scope) -> None:
+        items = self.plan(scope) if scope.owner is None or "_plan" not in scope.owner.attrs \
+            else scope.owner.attrs.pop("_plan")
+        cluster_of = {node: cluster for cluster in self.cluster(items) for node in cluster.nodes}
+        out, pending, current = [], [], None
+
+        def close():
+            nonlocal current, pending
+            out.extend(pending)
+            pending = []
+            if current is not None:
+                out.append(_kernel(current))
+            current = None
+
+        for item in items:
+            node = item[1]
+            if item[0] == "control":
+                close()
+                self._check_control(node)
+                self.build(node.body)
+                out.append(node)
+            elif item[0] == "host":
+                if is_write(node) or node.op.name in ("region",):
+                    close()
+                    out.append(node)
+                elif current is not None:
+                    pending.append(node)
+                else:
+                    out.append(node)
+            else:
+                cluster = cluster_of[node]
+                if cluster is not current:
+                    close()
+                    current = cluster
+        close()
+        scope.set_nodes(out)
+
+    def _check_control(self, node: Node) -> None:
+        if node.op.name != "loop":
+            return
+        for inner in _walk_body(node):
+            if inner.op.name == "kernel":
+                continue
+            if inner.op.name in ("break", "continue") and inner.enclosing("loop") is node:
+                owner = next(inner.owner_chain(), None)
+                if owner is not None and owner.op.name == "if" and owner.args[0] not in self.host \
+                        and owner.args[0].rank > 0:
+                    raise TraceError("tf.break_loop()/tf.continue_loop() under a per-element condition "
+                                     "cannot leave a loop that runs several kernels; restructure the loop so "
+                                     "its body fuses into one kernel", inner.location)
+
+
+def _walk_body(node: Node):
+    for child in node.body.nodes:
+        yield child
+        if child.body is not None:
+            yield from _walk_body(child)
+
+
+def _index_key(index: list, memory: Node, grid) -> object:
+    """'id' for an access at the thread's own element, else the index nodes themselves."""
+    if all(i.op.name == "dim_id" and i.attrs["axis"] == k and shapes_equal(i.shape, grid)
+           for k, i in enumerate(index)) and shapes_equal(memory.shape, grid):
+        return "id"
+    return tuple(id(i) for i in index)
+
+
+def _kernel(cluster: _Cluster) -> Node:
+    kernel = Node(OPS["kernel"], None, cluster.shape)
+    kernel.body = Scope(kernel)
+    kernel.body.set_nodes(cluster.nodes)
+    return kernel
+
+
+def run(program: Program) -> Program:
+    fusion = _Fusion(program)
+    fusion.build(program.root)
+    return program

@@ -1,0 +1,35 @@
+"""Free buffers after their last use.
+
+Guarantees afterwards: every ``alloc`` that is not a program output is followed, in its
+own scope, by a ``free`` right after the last node that uses it (a use inside a loop or
+if counts as a use by that loop or if, so buffers live across iterations).
+"""
+
+from __future__ import annotations
+
+from ..ir.node import Node, Program, Scope, walk
+from ..ir.ops import OPS
+
+
+def _uses(node: Node, buffer: Node) -> bool:
+    if buffer in node.args:
+        return True
+    return node.body is not None and any(buffer in n.args for n in walk(node.body))
+
+
+def _free_in(scope: Scope, outputs: set) -> None:
+    new = list(scope.nodes)
+    for alloc in [n for n in scope.nodes if n.op.name == "alloc" and n not in outputs]:
+        last = max((k for k, n in enumerate(new) if _uses(n, alloc)), default=new.index(alloc))
+        free = Node(OPS["free"], None, (), [alloc])
+        free.scope = scope
+        new.insert(last + 1, free)
+    scope.set_nodes(new)
+    for node in scope.nodes:
+        if node.body is not None and node.op.name != "kernel":
+            _free_in(node.body, outputs)
+
+
+def run(program: Program) -> Program:
+    _free_in(program.root, set(program.outputs))
+    return program

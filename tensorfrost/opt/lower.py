@@ -1,0 +1,225 @@
+"""Lowering: algorithmic ops become loops, views become index remaps, broadcasts explicit.
+
+Guarantees afterwards:
+- no reduction, scan, matmul or view nodes remain: reductions and matmuls are a variable
+  updated in a loop, scans also store into a buffer; views are loads (or recomputed
+  producers) at remapped indices;
+- every operand of an elementwise op, and every value and index operand of a load,
+  store, scatter or set, has exactly the shape of that node or is a scalar;
+- every load reads memory (an input, a buffer, or a mutable node); loads of computed
+  values were replaced by recomputing them at the index, or load from them (fusion then
+  stores them in a buffer).
+"""
+
+from __future__ import annotations
+
+from ..ir import dtypes as dt
+from ..ir.node import Node, Program, Scope, users_map
+from ..ir.ops import ELEMENTWISE, MATMUL, REDUCTION, SCAN, VIEW
+from ..ir.shapes import shapes_equal
+from .analysis import MutationInfo, is_memory
+from .reindex import Reindexer
+from .rewrite import Rebuilder
+
+
+class _Lowering:
+    def __init__(self, program: Program):
+        self.rb = Rebuilder(program)
+        self.b = self.rb.builder
+        self.info = MutationInfo(program)
+        counts = {n: len(u) for n, u in users_map(program).items()}
+        self.rx = Reindexer(self.rb, self.info, counts)
+
+    def run(self) -> Program:
+        return self.rb.run(self.visit)
+
+    # -- dispatch ------------------------------------------------------------------------------
+
+    def visit(self, node: Node):
+        kind = node.op.kind
+        if kind == REDUCTION:
+            return self.conform(self.reduction(node), node)
+        if kind == SCAN:
+            return self.scan(node)
+        if kind == MATMUL:
+            return self.conform(self.matmul(node), node)
+        if kind == VIEW:
+            return self.conform(self.view(node), node)
+        if kind == ELEMENTWISE:
+            node.args = [self.broadcast(a, node.shape) for a in node.args]
+            return None
+        name = node.op.name
+        if name == "load":
+            node.args[1:] = [self.broadcast(i, node.shape) for i in node.args[1:]]
+            memory = node.args[0]
+            if not is_memory(memory, self.info.mutable):
+                index = [self.rx.clamp_index(i, d) for i, d in zip(node.args[1:], memory.shape)]
+                return self.conform(self.rx.value_at(memory, index), node)
+        elif name == "set":
+            node.args[1] = self.broadcast(node.args[1], node.args[0].shape)
+        elif name == "store" or name.startswith("scatter_"):
+            node.args[1:] = [self.broadcast(a, node.shape) for a in node.args[1:]]
+        return None
+
+    def broadcast(self, arg: Node, shape) -> Node:
+        """``arg`` evaluated at each element of ``shape`` (numpy broadcasting)."""
+        if arg.rank == 0 or shapes_equal(arg.shape, shape):
+            return arg
+        grid = self.rx.grid(shape)
+        return self.conform(self.rx.value_at(arg, self.rx.arg_index(arg, shape, grid)), None, shape)
+
+    def conform(self, value: Node, like: Node | None, shape=None) -> Node:
+        """``value`` with exactly the shape of ``like`` (broadcasting a scalar if needed)."""
+        shape = like.shape if like is not None else shape
+        if shapes_equal(value.shape, shape):
+            return value
+        return self.b.make("copy", [value], dtype=value.dtype, shape=shape)
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def variable(self, value, dtype, shape) -> Node:
+        var = self.b.const(value, dtype, shape)
+        self.info.add_variable(var, self.rx.here())
+        return var
+
+    def counted_loop(self, count: Node) -> Node:
+        loop = self.b.make("loop", [self.b.const(0, dt.int32), count, self.b.const(1, dt.int32)],
+                           dtype=dt.int32, shape=())
+        loop.body = Scope(loop)
+        return loop
+
+    def accumulate(self, var: Node, combine: str, value: Node) -> None:
+        self.b.make("set", [var, self.b.elementwise(combine, [var, value])], shape=var.shape)
+
+    @staticmethod
+    def identity(node: Node):
+        value = node.op.identity[node.dtype.kind]
+        return value
+
+    # -- algorithmic ops --------------------------------------------------------------------------
+
+    def reduction(self, node: Node) -> Node:
+        x = node.args[0]
+        axis = node.attrs["axis"]
+        acc = self.variable(self.identity(node), node.dtype, node.shape)
+        grid = self.rx.grid(node.shape) if x.rank > 1 else []
+        loop = self.counted_loop(x.shape[axis])
+        with self.b.inside(loop.body):
+            value = self.rx.value_at(x, grid[:axis] + [loop] + grid[axis:])
+            self.accumulate(acc, node.op.combine, value)
+        return acc
+
+    def scan(self, node: Node) -> Node:
+        x = node.args[0]
+        axis = node.attrs["axis"]
+        out = self.variable(0, node.dtype, node.shape)
+        rows = x.shape[:axis] + x.shape[axis + 1:] or (self.b.const(1, dt.int32),)
+        acc = self.variable(self.identity(node), node.dtype, rows)
+        grid = self.rx.grid(rows) if x.rank > 1 else []
+        loop = self.counted_loop(x.shape[axis])
+        with self.b.inside(loop.body):
+            index = grid[:axis] + [loop] + grid[axis:]
+            self.accumulate(acc, node.op.combine, self.rx.value_at(x, index))
+            shape = self.b.broadcast([i.shape for i in index] + [acc.shape], "prefix_sum")
+            self.b.make("store", [out, acc, *index], shape=shape)
+        return out
+
+    def matmul(self, node: Node) -> Node:
+        a, b = node.args
+        acc = self.variable(0, node.dtype, node.shape)
+        grid = self.rx.grid(node.shape)
+        batch = node.shape[:-2]
+        loop = self.counted_loop(a.shape[-1])
+        with self.b.inside(loop.body):
+            a_batch = self.rx.arg_index(_batch_view(a), batch, grid[:-2]) if a.rank > 2 else []
+            b_batch = self.rx.arg_index(_batch_view(b), batch, grid[:-2]) if b.rank > 2 else []
+            a_val = self.rx.value_at(a, a_batch + [grid[-2], loop])
+            b_val = self.rx.value_at(b, b_batch + [loop, grid[-1]])
+            self.accumulate(acc, "add", self.b.elementwise("mul", [a_val, b_val]))
+        return acc
+
+    def view(self, node: Node) -> Node:
+        src = node.args[0]
+        out = self.rx.grid(node.shape)
+        return self.rx.value_at(src, _VIEW_INDEX[node.op.name](self, node, src, out))
+
+
+class _Shape:
+    """Stands in for a node when only its shape matters (batch dims of a matmul operand)."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+        self.rank = len(self.shape)
+
+
+def _batch_view(x: Node) -> _Shape:
+    return _Shape(x.shape[:-2])
+
+
+# -- index remaps of views: the source index for each output index ---------------------------------
+
+
+def _transpose(lw, node, src, out):
+    index = list(out)
+    a, b = node.attrs["dim1"], node.attrs["dim2"]
+    index[a], index[b] = index[b], index[a]
+    return index
+
+
+def _unsqueeze(lw, node, src, out):
+    return out[:node.attrs["axis"]] + out[node.attrs["axis"] + 1:]
+
+
+def _squeeze(lw, node, src, out):
+    axis = node.attrs["axis"]
+    return out[:axis] + [lw.b.const(0, dt.int32)] + out[axis:]
+
+
+def _reshape(lw, node, src, out):
+    b = lw.b
+    flat = b.const(0, dt.int32)
+    for index, dim in zip(out, node.shape):
+        flat = b.elementwise("add", [b.elementwise("mul", [flat, dim]), index])
+    result = []
+    for dim in reversed(src.shape):
+        result.append(b.elementwise("mod", [flat, dim]))
+        flat = b.elementwise("div", [flat, dim])
+    return result[::-1]
+
+
+def _split_dim(lw, node, src, out):
+    b, axis = lw.b, node.attrs["axis"]
+    joined = b.elementwise("add", [b.elementwise("mul", [out[axis], node.shape[axis + 1]]), out[axis + 1]])
+    return out[:axis] + [lw.rx.clamp_index(joined, src.shape[axis])] + out[axis + 2:]
+
+
+def _merge_dim(lw, node, src, out):
+    b, axis = lw.b, node.attrs["axis"]
+    total = b.elementwise("mul", [src.shape[axis - 1], src.shape[axis]])
+    merged = lw.rx.clamp_index(out[axis - 1], total)
+    return (out[:axis - 1] + [b.elementwise("div", [merged, src.shape[axis]]),
+                              b.elementwise("mod", [merged, src.shape[axis]])] + out[axis:])
+
+
+def _repeat(lw, node, src, out):
+    b, axis = lw.b, node.attrs["axis"]
+    index = list(out)
+    index[axis] = b.elementwise("div", [out[axis], b.const(node.attrs["repeats"], dt.int32)])
+    return index
+
+
+def _reverse(lw, node, src, out):
+    b, axis = lw.b, node.attrs["axis"]
+    index = list(out)
+    last = b.elementwise("sub", [src.shape[axis], b.const(1, dt.int32)])
+    index[axis] = b.elementwise("sub", [last, out[axis]])
+    return index
+
+
+_VIEW_INDEX = {"transpose": _transpose, "unsqueeze": _unsqueeze, "squeeze": _squeeze, "reshape": _reshape,
+               "split_dim": _split_dim, "merge_dim": _merge_dim, "repeat": _repeat, "reverse": _reverse}
+
+
+def run(program: Program) -> Program:
+    """Lower reductions, scans, matmuls and views; make broadcasting explicit."""
+    return _Lowering(program).run()

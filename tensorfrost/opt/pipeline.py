@@ -1,0 +1,67 @@
+"""The compiler: named passes run in order, each timed, with IR dumps on request.
+
+Set ``TENSORFROST_DUMP_IR=1`` to print the IR after every pass to stderr, or to a
+directory path to write one file per pass there. A pass that fails is named in the error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from ..ir.errors import TensorFrostError
+from ..ir.node import Program
+from ..ir.printer import format_program
+from . import cse, dce, finalize, fuse, liveness, lower, memory, protect_inputs, recompute, simplify
+
+PASSES = [
+    ("protect_inputs", protect_inputs.run),
+    ("simplify", simplify.run),
+    ("cse", cse.run),
+    ("dce", dce.run),
+    ("lower", lower.run),
+    ("simplify_lowered", simplify.run),
+    ("cse_lowered", cse.run),
+    ("dce_lowered", dce.run),
+    ("fuse", fuse.run),
+    ("recompute", recompute.run),
+    ("memory", memory.run),
+    ("cse_kernels", cse.run),
+    ("dce_kernels", dce.run),
+    ("liveness", liveness.run),
+    ("finalize", finalize.run),
+]
+
+
+def _dump(program: Program, stage: str, index: int) -> None:
+    target = os.environ.get("TENSORFROST_DUMP_IR", "")
+    if not target or target == "0":
+        return
+    text = f"# after {stage}\n{format_program(program)}\n"
+    if target == "1":
+        sys.stderr.write(text)
+        return
+    os.makedirs(target, exist_ok=True)
+    with open(os.path.join(target, f"{program.name}.{index:02d}.{stage}.txt"), "w") as f:
+        f.write(text)
+
+
+def compile_program(program: Program, stop_after: str | None = None) -> tuple[Program, dict]:
+    """Run the passes on ``program`` (in place); returns it and the seconds each pass took."""
+    times = {}
+    _dump(program, "trace", 0)
+    for index, (name, run) in enumerate(PASSES, start=1):
+        start = time.perf_counter()
+        try:
+            program = run(program)
+        except TensorFrostError:
+            raise
+        except Exception as exc:
+            raise TensorFrostError(f"internal compiler error in pass '{name}' while compiling "
+                                   f"{program.name}: {type(exc).__name__}: {exc}") from exc
+        times[name] = time.perf_counter() - start
+        _dump(program, name, index)
+        if name == stop_after:
+            break
+    return program, times

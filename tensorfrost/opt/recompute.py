@@ -1,0 +1,132 @@
+"""Recompute cheap values in the kernels that use them instead of storing them.
+
+A value computed in one kernel and used in another must otherwise go through a buffer
+(a store and a load per element, and the memory traffic). When the value is cheap,
+pure, and every memory it reads is unchanged between its kernel and the consumer, the
+consumer computes it again. Cost model as in the original: recompute when the
+producer's cost times the number of consumer kernels stays under RECOMPUTE_BUDGET
+(a load costs 128, arithmetic 1 to 12).
+
+Guarantees afterwards: the results are unchanged; cross-kernel values that remain are
+those too expensive or unsafe to recompute (the memory pass gives them buffers).
+"""
+
+from __future__ import annotations
+
+from ..ir.node import Node, Program, walk
+from ..ir.shapes import shapes_equal
+from .analysis import MutationInfo, is_memory
+from .dce import run as remove_dead_code
+from .rewrite import copy_node
+
+RECOMPUTE_BUDGET = 3000.0
+INFINITE = float("inf")
+
+
+class _Recompute:
+    def __init__(self, program: Program):
+        self.program = program
+        self.info = MutationInfo(program)
+        self.mutable = self.info.mutable
+        self.kernel_of: dict[Node, Node] = {}
+        self.kernels = [n for n in program.walk() if n.op.name == "kernel"]
+        for kernel in self.kernels:
+            for node in walk(kernel.body):
+                self.kernel_of[node] = kernel
+
+    def consumers(self, producer: Node) -> set:
+        return self._consumer_kernels.get(producer, set())
+
+    def run(self) -> Program:
+        self._consumer_kernels: dict[Node, set] = {}
+        for kernel in self.kernels:
+            for node in walk(kernel.body):
+                for arg in node.args:
+                    home = self.kernel_of.get(arg)
+                    if home is not None and home is not kernel:
+                        self._consumer_kernels.setdefault(arg, set()).add(kernel)
+        for kernel in self.kernels:
+            self._recompute_into(kernel)
+        return remove_dead_code(self.program)
+
+    def _recompute_into(self, kernel: Node) -> None:
+        here = self.info.pos[kernel]
+        clones: dict[Node, Node] = {}
+        prefix: list[Node] = []
+        for node in walk(kernel.body):
+            for arg in node.args:
+                home = self.kernel_of.get(arg)
+                if home is None or home is kernel or arg in clones:
+                    continue
+                if arg.rank != 0 and not shapes_equal(arg.shape, kernel.shape):
+                    continue
+                cost = self.cost(arg, here, {})
+                if cost * len(self.consumers(arg)) <= RECOMPUTE_BUDGET:
+                    self._clone(arg, clones, prefix)
+        if not clones:
+            return
+        for node in walk(kernel.body):
+            node.args = [clones.get(a, a) for a in node.args]
+        for node in prefix:
+            node.scope = kernel.body
+        kernel.body.nodes[:0] = prefix
+        for node in prefix:
+            self.kernel_of[node] = kernel
+
+    def cost(self, node: Node, here: int, memo: dict) -> float:
+        if node in memo:
+            return memo[node]
+        home = self.kernel_of.get(node)
+        if home is None:
+            result = 0.0  # a host value (uniform)
+        elif node in self.mutable:
+            result = INFINITE
+        elif node.op.name in ("dim_id", "const"):
+            result = 0.0
+        elif node.op.kind == "elementwise":
+            result = node.op.cost
+            for arg in node.args:
+                if is_memory(arg, self.mutable) and home is not None:
+                    if not self.info.unchanged(arg, self.info.pos[node], here):
+                        result = INFINITE
+                    result += 128.0
+                elif self.kernel_of.get(arg) is home:
+                    result += self.cost(arg, here, memo)
+                elif self.kernel_of.get(arg) is not None:
+                    result += 128.0  # read from another kernel's buffer
+        elif node.op.name == "load" and is_memory(node.args[0], self.mutable):
+            ok = self.info.unchanged(node.args[0], self.info.pos[node], here)
+            result = node.op.cost + sum(self.cost(i, here, memo) for i in node.args[1:]) if ok else INFINITE
+        else:
+            result = INFINITE
+        if node.scope is not None and node.scope.owner is not home:
+            result = INFINITE  # defined inside a loop or if of its kernel
+        memo[node] = result
+        return result
+
+    def _clone(self, node: Node, clones: dict, prefix: list) -> Node:
+        if node in clones:
+            return clones[node]
+        home = self.kernel_of.get(node)
+        args = []
+        for arg in node.args:
+            same_kernel = home is not None and self.kernel_of.get(arg) is home and not is_memory(arg, self.mutable)
+            args.append(self._clone(arg, clones, prefix) if same_kernel else arg)
+        copy = copy_node(_ListBuilder(prefix), node, args)
+        clones[node] = copy
+        return copy
+
+
+class _ListBuilder:
+    """The minimum of a Builder that copy_node needs: append to a list."""
+
+    def __init__(self, target: list):
+        self.target = target
+
+    def emit(self, node: Node) -> Node:
+        self.target.append(node)
+        return node
+
+
+def run(program: Program) -> Program:
+    return _Recompute(program).run()

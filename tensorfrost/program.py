@@ -1,0 +1,137 @@
+"""``tf.compile``: trace a function, run the compiler passes, build it for the device."""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import numpy as np
+
+from . import backend as devices
+from .ir.errors import ArgumentError, TensorFrostError
+from .ir.node import clone_program
+from .ir.printer import format_program
+from .ir.trace import trace
+from .opt.pipeline import compile_program
+from .runtime import TensorMemory, as_array
+
+_BACKENDS = {}
+
+
+def backend_for(device):
+    """The runtime object of a device (created on first use)."""
+    if device.name not in _BACKENDS:
+        if device is devices.cpu:
+            from .backend_cpu.runtime import CpuBackend
+            _BACKENDS[device.name] = CpuBackend()
+        elif device is devices.interpreter:
+            from .interpreter_backend import InterpreterBackend
+            _BACKENDS[device.name] = InterpreterBackend()
+        elif device is devices.opengl:
+            from .backend_gl.runtime import GlBackend
+            _BACKENDS[device.name] = GlBackend()
+        elif device is devices.codegen:
+            from .codegen import CodegenBackend
+            _BACKENDS[device.name] = CodegenBackend()
+        else:
+            raise TensorFrostError(f"unknown device {device!r}")
+    return _BACKENDS[device.name]
+
+
+class TensorProgram:
+    """A compiled tensor program. Call it with its inputs (TensorMemory or numpy arrays, in
+    the order of their ``tf.input`` calls); it returns a TensorMemory, or a tuple of them
+    when the function returned a list or tuple."""
+
+    def __init__(self, fn, name: str | None = None, call=None):
+        start = time.perf_counter()
+        traced = trace(fn, name, call=call)
+        self.name = traced.name
+        self.traced = clone_program(traced)
+        self.input_names = list(traced.input_names)
+        self.input_nodes = [(n.rank, n.dtype) for n in traced.inputs]
+        self.returns_tuple = traced.returns_tuple
+        self.trace_time = time.perf_counter() - start
+        self.program, self.pass_times = compile_program(traced)
+        self.device = devices.current_device()
+        self.backend = backend_for(self.device)
+        self.executable = self.backend.build(self.program)
+        self.compile_time = time.perf_counter() - start
+
+    # -- calling -----------------------------------------------------------------------------
+
+    def __call__(self, *args):
+        args = _expand_modules(args)
+        if len(args) != len(self.input_nodes):
+            names = ", ".join(self.input_names)
+            raise ArgumentError(f"{self.name} takes {len(self.input_nodes)} input(s) ({names}), "
+                                f"got {len(args)}")
+        memories = [self._argument(k, a) for k, a in enumerate(args)]
+        outputs = self.executable(memories)
+        return tuple(outputs) if self.returns_tuple else outputs[0]
+
+    def _argument(self, k: int, value) -> TensorMemory:
+        rank, dtype = self.input_nodes[k]
+        what = f"argument {k} ('{self.input_names[k]}') of {self.name}"
+        if isinstance(value, TensorMemory):
+            if value.backend is not self.backend:
+                value = self.backend.upload(value.numpy, value.dtype)
+            if value.dtype is not dtype:
+                raise ArgumentError(f"{what}: expected {dtype!r}, got a {value.dtype!r} tensor")
+        else:
+            value = self.backend.upload(as_array(value, dtype, what), dtype)
+        if len(value.shape) != rank:
+            raise ArgumentError(f"{what}: expected a tensor of rank {rank}, got rank {len(value.shape)} "
+                                f"(shape {value.shape})")
+        return value
+
+    # -- inspection ---------------------------------------------------------------------------
+
+    def list_operations(self, compact: bool = True, traced: bool = False) -> str:
+        """The program's IR as text: after compilation (kernels, buffers, host code), or as
+        traced with ``traced=True``."""
+        return format_program(self.traced if traced else self.program, with_location=not compact)
+
+    def get_kernels(self) -> list[str]:
+        """The source of every kernel, in dispatch order."""
+        return list(self.executable.kernel_sources)
+
+    def get_main_function(self) -> str:
+        """The host function that allocates buffers and dispatches the kernels."""
+        return self.executable.main_source
+
+    def compiled_code(self) -> str:
+        """The whole generated source (for the cpu backend: the C++ translation unit)."""
+        return self.executable.full_source
+
+    def __repr__(self) -> str:
+        return f"<tf.TensorProgram {self.name}: {len(self.get_kernels())} kernel(s) on {self.device.name}>"
+
+
+def _expand_modules(args) -> list:
+    out = []
+    for arg in args:
+        expand = getattr(arg, "_program_arguments", None)
+        out.extend(expand() if expand is not None else [arg])
+    return out
+
+
+def compile(fn=None, *, name: str | None = None):  # noqa: A001
+    """Compile a tensor program: a function that creates its inputs with ``tf.input`` (or
+    has parameters annotated ``tf.Arg``) and returns tensors. Usable as a decorator::
+
+        @tf.compile
+        def add(a: tf.Arg([-1], tf.float32), b: tf.Arg([-1], tf.float32)):
+            return a + b
+    """
+    if fn is None:
+        return functools.partial(compile, name=name)
+    if not callable(fn):
+        raise TensorFrostError(f"tf.compile: expected a function, got {type(fn).__name__}")
+    return TensorProgram(fn, name=name)
+
+
+def run_reference(program: TensorProgram, *arrays) -> list[np.ndarray]:
+    """Run the traced IR of a compiled program in the numpy reference interpreter."""
+    from .ir.interpreter import run
+    return run(program.traced, [np.asarray(a) for a in arrays])
