@@ -13,6 +13,7 @@ from .node import Program
 from .tensor import Tensor, is_scalar
 from .tracing import input as tf_input
 from .validate import check_scoping
+from .widen import widen_for_conditions
 
 _SIMPLE_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
 _TUPLE_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*=[^=]")
@@ -43,7 +44,7 @@ def trace(fn, name: str | None = None, call=None) -> Program:
     """Run ``fn`` under the tracer. Parameters annotated ``tf.Arg`` become inputs; ``call``
     (default: ``fn``) is what actually runs, with those inputs as arguments."""
     program = Program(name or getattr(fn, "__name__", "program"))
-    with tracing(program):
+    with tracing(program) as builder:
         args = []
         for param in inspect.signature(fn).parameters.values():
             ann = _annotation(fn, param)
@@ -55,6 +56,7 @@ def trace(fn, name: str | None = None, call=None) -> Program:
                                  "annotation (or create the input inside with tf.input)")
         result = (call or fn)(*args)
         _set_outputs(program, result)
+        widen_for_conditions(builder, program)
     check_scoping(program)
     _name_from_source(program)
     return program

@@ -11,9 +11,9 @@ from . import dtypes as dt
 from .builder import current
 from .errors import DTypeError, ShapeError, TraceError, user_location
 from .node import Node, Scope
-from .ops import ELEMENTWISE
 from .shapes import describe_dim, describe_shape, dims_equal, static_value
 from .tensor import Tensor, check_index_dtype, check_shape_list, node_of
+from .widen import widen_variable
 
 _ASSIGNED_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
 
@@ -158,35 +158,8 @@ def assign(target: Tensor, value) -> None:
     value_node = builder.cast(node_of(value, node.dtype), node.dtype)
     shape = builder.broadcast([node.shape, value_node.shape], "assignment (.val / .set)")
     if len(shape) != node.rank or not all(dims_equal(a, b) for a, b in zip(shape, node.shape)):
-        _widen(node, shape)
+        widen_variable(builder, node, shape)
     builder.make("set", [node, value_node], shape=node.shape)
-
-
-def _widen(node: Node, shape: tuple) -> None:
-    """Give a constant a larger (broadcast) shape, as ``z = tf.const(0.0)`` followed by
-    ``z.val = c_re * 2`` needs; elementwise nodes already computed from it widen too."""
-    if node.op.name != "const":
-        raise ShapeError(f"cannot assign a value of shape {describe_shape(shape)} to a tensor of shape "
-                         f"{describe_shape(node.shape)}; only constants (tf.const, tf.zeros) widen",
-                         user_location())
-    builder = current()
-    node.shape = shape
-    widened = {node}
-    for other in builder.program.walk():
-        touched = [a for a in other.args if a in widened]
-        if other is node or not touched:
-            continue
-        if other.op.kind == ELEMENTWISE:
-            other.shape = builder.broadcast([a.shape for a in other.args])
-            widened.add(other)
-        elif other.op.name == "set" and other.args[0] in widened:
-            other.shape = other.args[0].shape
-        elif other.op.name == "load" and touched == [other.args[0]]:
-            continue  # a load's shape comes from its indices
-        else:
-            raise ShapeError(f"cannot widen '{node.name or node.label}' to shape {describe_shape(shape)}: "
-                             f"it was already used by {other.op.name}; give it its full shape when you "
-                             "create it (tf.zeros(shape))", user_location())
 
 
 # -- control flow -----------------------------------------------------------------------------

@@ -186,7 +186,7 @@ class _Fusion:
             touched = cluster.writes.get(memory, set()) | cluster.reads.get(memory, set())
             if not touched:
                 continue
-            atomic = {k for k in keys if k.startswith("atomic:")}
+            atomic = {k for k in keys if isinstance(k, str) and k.startswith("atomic:")}
             if atomic and touched == atomic and len(atomic) == 1:
                 continue
             if any(k != key for key in keys for k in touched):
