@@ -47,6 +47,8 @@ def _resolve(memory: Node, index) -> tuple[list, tuple]:
         if item is None:
             raise TraceError("None (np.newaxis) is not supported in indices; use tf.unsqueeze",
                              user_location())
+        if isinstance(item, int) and not isinstance(item, bool) and item < 0:
+            item = Tensor(memory.shape[axis]) + item  # a negative Python int counts from the end
         node = node_of(item, dt.int32)
         check_index_dtype(node, f"index {axis}")
         gathers[axis] = node

@@ -128,14 +128,21 @@ class Interpreter:
     def op_store(self, node):
         target = self.env[node.args[0]]
         index, values = self._masked_access(node)
-        if target.size:
+        if target.ndim == 0:
+            if values.size:
+                target[()] = values.reshape(-1)[-1]
+        elif target.size:
             target[index] = values
 
     def op_scatter(self, node):
         target = self.env[node.args[0]]
         index, values = self._masked_access(node)
-        if target.size:
-            _SCATTER_UFUNCS[node.op.combine].at(target, index, values)
+        ufunc = _SCATTER_UFUNCS[node.op.combine]
+        if target.ndim == 0:
+            for value in values.reshape(-1):
+                target[()] = ufunc(target[()], value)
+        elif target.size:
+            ufunc.at(target, index, values)
 
     def op_set(self, node):
         target = self.env[node.args[0]]

@@ -38,8 +38,9 @@ class MutationInfo:
                 self.loops.append((self.pos[node], scope_end(node, self.pos)))
 
     @property
-    def mutable(self) -> set[Node]:
-        return set(self.writes)
+    def mutable(self):
+        """The written nodes (a live view: variables added later are included)."""
+        return self.writes
 
     def position(self, node: Node, default: int) -> int:
         return self.pos.get(node, default)

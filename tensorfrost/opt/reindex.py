@@ -27,7 +27,10 @@ class Reindexer:
         self.builder = rebuilder.builder
         self.info = info
         self.use_counts = use_counts
-        self.mutable = info.mutable
+
+    @property
+    def mutable(self):
+        return self.info.mutable
 
     # -- positions -------------------------------------------------------------------------
 
