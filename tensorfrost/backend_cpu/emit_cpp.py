@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from ..ir.node import Node, Program, walk
-from .clike import BodyEmitter, Lang, identifier
+from ..codegen.clike import BodyEmitter, Lang, identifier
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
 PARALLEL_THRESHOLD = 8192  # grid elements below which a kernel runs on one thread
