@@ -43,7 +43,7 @@ def _annotation(fn, param: inspect.Parameter):
 def trace(fn, name: str | None = None, call=None) -> Program:
     """Run ``fn`` under the tracer. Parameters annotated ``tf.Arg`` become inputs; ``call``
     (default: ``fn``) is what actually runs, with those inputs as arguments."""
-    program = Program(name or getattr(fn, "__name__", "program"))
+    program = Program(_identifier(name or getattr(fn, "__name__", "program")))
     with tracing(program) as builder:
         args = []
         for param in inspect.signature(fn).parameters.values():
@@ -60,6 +60,12 @@ def trace(fn, name: str | None = None, call=None) -> Program:
     check_scoping(program)
     _name_from_source(program)
     return program
+
+
+def _identifier(name: str) -> str:
+    """A program name usable in generated code: ``<lambda>`` becomes ``lambda``."""
+    cleaned = re.sub(r"\W+", "_", name).strip("_") or "program"
+    return "p_" + cleaned if cleaned[0].isdigit() else cleaned
 
 
 def _set_outputs(program: Program, result) -> None:

@@ -15,7 +15,7 @@ from .shapes import describe_dim, describe_shape, dims_equal, static_value
 from .tensor import Tensor, check_index_dtype, check_shape_list, node_of
 from .widen import widen_variable
 
-_ASSIGNED_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
+_INPUT_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=\s*[\w.]*input\(")
 
 
 def _dims(shape, what: str) -> tuple:
@@ -50,7 +50,7 @@ def input(shape, dtype=dt.float32, name: str | None = None) -> Tensor:  # noqa: 
     index = len(program.inputs)
     location = user_location()
     if name is None:
-        match = _ASSIGNED_NAME.match(location.line) if location else None
+        match = _INPUT_NAME.match(location.line) if location else None
         name = match.group(1) if match else f"input{index}"
     declared = check_shape_list(shape, f"tf.input({name}) shape")
     node = builder.make("input", attrs={"index": index}, dtype=dtype, shape=(), name=name, location=location)
