@@ -13,7 +13,7 @@ import time
 from ..ir.errors import TensorFrostError
 from ..ir.node import Program
 from ..ir.printer import format_program
-from . import cse, dce, finalize, fuse, liveness, lower, memory, protect_inputs, recompute, simplify
+from . import cse, dce, finalize, fuse, grid, liveness, lower, memory, protect_inputs, recompute, simplify
 
 PASSES = [
     ("protect_inputs", protect_inputs.run),
@@ -29,6 +29,7 @@ PASSES = [
     ("memory", memory.run),
     ("cse_kernels", cse.run),
     ("dce_kernels", dce.run),
+    ("shrink_grids", grid.run),
     ("liveness", liveness.run),
     ("finalize", finalize.run),
 ]

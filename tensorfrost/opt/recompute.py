@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..ir.node import Node, Program, walk
 from ..ir.shapes import shapes_equal
-from .analysis import MutationInfo, is_memory
+from .analysis import MutationInfo, is_memory, is_write
 from .dce import run as remove_dead_code
 from .rewrite import copy_node
 
@@ -29,10 +29,14 @@ class _Recompute:
         self.info = MutationInfo(program)
         self.mutable = self.info.mutable
         self.kernel_of: dict[Node, Node] = {}
+        self.written_by: dict[Node, set] = {}
         self.kernels = [n for n in program.walk() if n.op.name == "kernel"]
         for kernel in self.kernels:
+            self.written_by[kernel] = set()
             for node in walk(kernel.body):
                 self.kernel_of[node] = kernel
+                if is_write(node):
+                    self.written_by[kernel].add(node.args[0])
 
     def consumers(self, producer: Node) -> set:
         return self._consumer_kernels.get(producer, set())
@@ -51,6 +55,7 @@ class _Recompute:
 
     def _recompute_into(self, kernel: Node) -> None:
         here = self.info.pos[kernel]
+        self.target = kernel
         clones: dict[Node, Node] = {}
         prefix: list[Node] = []
         for node in walk(kernel.body):
@@ -73,6 +78,12 @@ class _Recompute:
         for node in prefix:
             self.kernel_of[node] = kernel
 
+    def readable(self, memory: Node, reader: Node, here: int) -> bool:
+        """``memory`` read by ``reader`` may be read again at the start of the target kernel:
+        nothing writes it in between, and the target kernel does not write it (its threads
+        would race with the new read)."""
+        return memory not in self.written_by[self.target] and self.info.unchanged(memory, self.info.pos[reader], here)
+
     def cost(self, node: Node, here: int, memo: dict) -> float:
         if node in memo:
             return memo[node]
@@ -87,15 +98,13 @@ class _Recompute:
             result = node.op.cost
             for arg in node.args:
                 if is_memory(arg, self.mutable) and home is not None:
-                    if not self.info.unchanged(arg, self.info.pos[node], here):
-                        result = INFINITE
-                    result += 128.0
+                    result += 128.0 if self.readable(arg, node, here) else INFINITE
                 elif self.kernel_of.get(arg) is home:
                     result += self.cost(arg, here, memo)
                 elif self.kernel_of.get(arg) is not None:
                     result += 128.0  # read from another kernel's buffer
         elif node.op.name == "load" and is_memory(node.args[0], self.mutable):
-            ok = self.info.unchanged(node.args[0], self.info.pos[node], here)
+            ok = self.readable(node.args[0], node, here)
             result = node.op.cost + sum(self.cost(i, here, memo) for i in node.args[1:]) if ok else INFINITE
         else:
             result = INFINITE
