@@ -40,7 +40,7 @@ def test_loop_bound_read_back_from_a_tensor(backend):
         steps = tf.input([1], tf.int32)
         x = tf.input([-1], tf.float32)
         y = x * 1.0
-        with tf.loop(steps[0] * 2) as k:
+        with tf.loop(steps[0] * 2):
             i, = y.indices
             y[(i + 1) % y.shape[0]] = y[i] + 1.0  # a neighbour shift: needs a kernel per step
         return y
@@ -98,7 +98,7 @@ def test_zero_trip_loop_and_empty_tensors(backend):
     def program():
         x = tf.input([-1])
         acc = tf.zeros(x.shape)
-        with tf.loop(x.shape[0] - 10) as k:
+        with tf.loop(x.shape[0] - 10):
             acc.val = acc + 1.0
         return [acc, tf.sum(x * 2.0)]
     acc, total = tf.compile(program)(np.arange(3, dtype=np.float32))

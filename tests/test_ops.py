@@ -61,8 +61,8 @@ def _pairs(values):
 
 def _reference(name, *arrays):
     op = OPS[name]
-    from tensorfrost.ir.ops import elementwise_types
     from tensorfrost.ir import dtypes as dt
+    from tensorfrost.ir.ops import elementwise_types
     arg_types, result = elementwise_types(op, [dt.numpy_to_dtype(a.dtype) for a in arrays])
     args = [np.asarray(a).astype(t.numpy) for a, t in zip(arrays, arg_types)]
     with np.errstate(all="ignore"):

@@ -213,7 +213,7 @@ def test_mandelbrot_break_loop(backend):
         z_re = tf.const(0.0)
         z_im = tf.const(0.0)
         n = tf.const(0)
-        with tf.loop(128) as k:
+        with tf.loop(128):
             z_re_new = z_re * z_re - z_im * z_im + c_re
             z_im_new = 2.0 * z_re * z_im + c_im
             z_re.val = z_re_new

@@ -126,9 +126,7 @@ def squeeze(x, axis: int = -1) -> Tensor:
     if static_value(dim) is not None and static_value(dim) != 1:
         raise ShapeError(f"squeeze: axis {axis} has size {static_value(dim)}, not 1", user_location())
     if static_value(dim) is None:
-        ok = builder.elementwise("eq", [dim, builder.const(1, dt.int32)])
-        builder.make("assert", [ok, dim], attrs={"message": f"squeeze: axis {axis} has size {{0}}, not 1"},
-                     location=user_location())
+        builder.require_equal(builder.const(1, dt.int32), dim, f"squeeze: axis {axis} has size {{1}}, not 1")
     return _view("squeeze", Tensor(node), {"axis": axis}, node.shape[:axis] + node.shape[axis + 1:])
 
 
@@ -151,10 +149,7 @@ def reshape(x, shape) -> Tensor:
                              f"({static_value(old_n)} elements) to {describe_shape(dims)} "
                              f"({static_value(new_n)} elements)", user_location())
     elif not dims_equal(old_n, new_n):
-        ok = builder.elementwise("eq", [old_n, new_n])
-        builder.make("assert", [ok, old_n, new_n],
-                     attrs={"message": "reshape: the tensor has {0} elements, the new shape {1}"},
-                     location=user_location())
+        builder.require_equal(old_n, new_n, "reshape: the tensor has {0} elements, the new shape {1}")
     return _view("reshape", Tensor(node), {}, dims)
 
 
@@ -168,7 +163,8 @@ def split_dim(x, split_size: int, axis: int = -1) -> Tensor:
         raise ShapeError(f"split_dim: split_size must be a positive int, got {split_size!r}", user_location())
     size = builder.const(split_size, dt.int32)
     dim = node.shape[axis]
-    count = builder.elementwise("div", [builder.elementwise("add", [dim, builder.const(split_size - 1, dt.int32)]), size])
+    padded = builder.elementwise("add", [dim, builder.const(split_size - 1, dt.int32)])
+    count = builder.elementwise("div", [padded, size])
     shape = node.shape[:axis] + (count, size) + node.shape[axis + 1:]
     return _view("split_dim", Tensor(node), {"axis": axis, "size": split_size}, shape)
 
@@ -234,9 +230,7 @@ def matmul(a, b) -> Tensor:
         if static_value(inner_a) is not None and static_value(inner_b) is not None:
             raise ShapeError(f"matmul: inner dims do not match: {describe_shape(a_node.shape)} @ "
                              f"{describe_shape(b_node.shape)}", user_location())
-        ok = builder.elementwise("eq", [inner_a, inner_b])
-        builder.make("assert", [ok, inner_a, inner_b],
-                     attrs={"message": "matmul: inner dims do not match ({0} vs {1})"}, location=user_location())
+        builder.require_equal(inner_a, inner_b, "matmul: inner dims do not match ({0} vs {1})")
     batch = builder.broadcast([a_node.shape[:-2], b_node.shape[:-2]], "matmul batch")
     shape = tuple(batch) + (a_node.shape[-2], b_node.shape[-1])
     return Tensor(builder.make("matmul", [a_node, b_node], dtype=result, shape=shape))

@@ -124,12 +124,52 @@ class Builder:
 
     def require_broadcastable(self, dim: Node, other: Node, what: str) -> None:
         """Emit a run-time check that ``other`` equals ``dim`` or is 1."""
-        same = self.elementwise("eq", [dim, other])
-        one = self.elementwise("eq", [other, self.const(1, dt.int32)])
-        ok = self.elementwise("or", [same, one])
+        def condition():
+            same = self.elementwise("eq", [dim, other])
+            return self.elementwise("or", [same, self.elementwise("eq", [other, self.const(1, dt.int32)])])
         message = (f"{what}: cannot broadcast a dim of size {{1}} ({describe_dim(other)}) "
                    f"against size {{0}} ({describe_dim(dim)})")
-        self.make("assert", [ok, dim, other], attrs={"message": message}, location=user_location())
+        self.check(condition, [dim, other], message)
+
+    def require_equal(self, expected: Node, actual: Node, message: str, location=None) -> None:
+        """Emit a run-time check that two dims are equal; ``message`` may use {0} (expected)
+        and {1} (actual)."""
+        self.check(lambda: self.elementwise("eq", [expected, actual]), [expected, actual], message, location)
+
+    def check(self, condition, values: list, message: str, location=None) -> None:
+        """Emit an ``assert`` that ``condition()`` holds when the program runs.
+
+        Checks read only host scalars, so when their operands allow they are placed before
+        the outermost loop or if being traced: loop bodies stay free of host work and can
+        still run inside one kernel.
+        """
+        location = location or user_location()
+        anchor = self._check_anchor(values)
+        if anchor is None:
+            ok = condition()
+            self.make("assert", [ok, *values], attrs={"message": message}, location=location)
+            return
+        root = self.program.root
+        staged: list[Node] = []
+        with self.inside(root, staged):
+            ok = condition()
+            self.make("assert", [ok, *values], attrs={"message": message}, location=location)
+        index = root.nodes.index(anchor)
+        root.nodes[index:index] = staged
+
+    def _check_anchor(self, values: list):
+        """The outermost loop/if being traced, if every value is defined before it."""
+        if self.scope is self.program.root or self.scope.owner is None:
+            return None
+        anchor = self.scope.owner
+        while anchor.scope is not self.program.root:
+            anchor = anchor.scope.owner
+        root_nodes = self.program.root.nodes
+        position = root_nodes.index(anchor)
+        for value in values:
+            if value.scope is not self.program.root or root_nodes.index(value) > position:
+                return None
+        return anchor
 
 
 def _fmt_shapes(shapes) -> str:

@@ -12,7 +12,7 @@ Semantics are imperative: nodes run in scope order, and a node that is the targe
 from __future__ import annotations
 
 import itertools
-from typing import Iterator
+from collections.abc import Iterator
 
 _ids = itertools.count(1)
 

@@ -139,9 +139,20 @@ class Tensor:
         from .algorithms import transpose
         return self if self.node.rank < 2 else transpose(self)
 
-    def sum(self, axis=-1): from .algorithms import sum as f; return f(self, axis=axis)  # noqa: E702
-    def mean(self, axis=-1): from .algorithms import mean as f; return f(self, axis=axis)  # noqa: E702
-    def reshape(self, shape): from .algorithms import reshape as f; return f(self, shape)  # noqa: E702
+    def sum(self, axis=-1):
+        """``tf.sum(self, axis)``."""
+        from .algorithms import sum as total
+        return total(self, axis=axis)
+
+    def mean(self, axis=-1):
+        """``tf.mean(self, axis)``."""
+        from .algorithms import mean
+        return mean(self, axis=axis)
+
+    def reshape(self, shape):
+        """``tf.reshape(self, shape)``."""
+        from .algorithms import reshape
+        return reshape(self, shape)
 
     # -- indexing ------------------------------------------------------------------------
 

@@ -64,10 +64,9 @@ def input(shape, dtype=dt.float32, name: str | None = None) -> Tensor:  # noqa: 
             dims.append(actual)
             continue
         expected = builder.dim(want.node if isinstance(want, Tensor) else want)
-        ok = builder.elementwise("eq", [actual, expected])
         message = (f"argument {index} ('{name}'): shape[{axis}] must be {{0}} "
                    f"({describe_dim(expected)}), got {{1}}")
-        builder.make("assert", [ok, expected, actual], attrs={"message": message}, location=location)
+        builder.require_equal(expected, actual, message, location)
         dims.append(expected)
     node.shape = tuple(dims)
     return Tensor(node)
@@ -328,10 +327,9 @@ def assert_tensor(tensor: Tensor, shape, dtype=None) -> Tensor:
         if static_value(have) is not None and static_value(want) is not None:
             raise ShapeError(f"tf.assert_tensor: shape[{axis}] is {static_value(have)}, expected "
                              f"{static_value(want)}", user_location())
-        ok = builder.elementwise("eq", [have, want])
         label = node.name or node.label
         message = f"'{label}': shape[{axis}] must be {{0}} ({describe_dim(want)}), got {{1}}"
-        builder.make("assert", [ok, want, have], attrs={"message": message}, location=user_location())
+        builder.require_equal(want, have, message)
         if node.op.name == "input" and have.op.name == "input_dim" and have.args[0] is node:
             new_shape[axis] = want
     node.shape = tuple(new_shape)

@@ -245,6 +245,10 @@ class _Fusion:
         scope.set_nodes(out)
 
     def _check_control(self, node: Node) -> None:
+        if node.op.name == "if" and node.args[0].rank:
+            raise TraceError("a per-element tf.if_cond must hold operations of the condition's shape that run "
+                             "in one kernel; split it into several tf.if_cond blocks, one per shape",
+                             node.location)
         if node.op.name != "loop":
             return
         for inner in _walk_body(node):

@@ -59,6 +59,11 @@ class _Lowering:
             node.args[1] = self.broadcast(node.args[1], node.args[0].shape)
         elif name == "store" or name.startswith("scatter_"):
             node.args[1:] = [self.broadcast(a, node.shape) for a in node.args[1:]]
+        elif name == "if":
+            target = _written_shape(node)
+            cond = node.args[0]
+            if cond.rank and target is not None and len(target) >= cond.rank and not shapes_equal(cond.shape, target):
+                node.args[0] = self.broadcast(cond, target)
         return None
 
     def broadcast(self, arg: Node, shape) -> Node:
@@ -142,6 +147,20 @@ class _Lowering:
         src = node.args[0]
         out = self.rx.grid(node.shape)
         return self.rx.value_at(src, _VIEW_INDEX[node.op.name](self, node, src, out))
+
+
+def _written_shape(node: Node):
+    """The widest shape written inside a block (by set, store or scatter), if any."""
+    best = None
+    stack = list(node.body.nodes)
+    while stack:
+        inner = stack.pop()
+        if inner.op.name in ("set", "store") or inner.op.name.startswith("scatter_"):
+            if best is None or inner.rank > len(best):
+                best = inner.shape
+        if inner.body is not None:
+            stack.extend(inner.body.nodes)
+    return best
 
 
 class _Shape:

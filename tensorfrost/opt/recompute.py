@@ -77,6 +77,7 @@ class _Recompute:
         kernel.body.nodes[:0] = prefix
         for node in prefix:
             self.kernel_of[node] = kernel
+            self.info.pos[node] = here  # a clone runs where its kernel starts
 
     def readable(self, memory: Node, reader: Node, here: int) -> bool:
         """``memory`` read by ``reader`` may be read again at the start of the target kernel:

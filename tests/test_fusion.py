@@ -1,0 +1,101 @@
+"""Fusion and the pass pipeline: how many kernels, which buffers, what the passes remove."""
+
+import numpy as np
+from test_seed_examples import wave_eq
+
+import tensorfrost as tf
+from tensorfrost.opt.pipeline import PASSES
+
+
+def test_wave_step_is_one_kernel_without_temporaries():
+    prog = tf.compile(wave_eq)
+    assert len(prog.get_kernels()) == 1
+    main = prog.get_main_function()
+    assert main.count("tf_buffer ") == 2  # the two outputs, nothing in between
+
+
+def test_chain_of_ten_elementwise_ops_is_one_kernel(rng):
+    def chain():
+        x = tf.input([-1, -1])
+        y = tf.sin(x) * 2.0 + 1.0
+        y = tf.exp(-y * y) - tf.abs(y)
+        y = tf.sqrt(tf.abs(y) + 1.0) / (y * y + 2.0)
+        return tf.tanh(y)
+    prog = tf.compile(chain)
+    assert len(prog.get_kernels()) == 1
+    x = rng.standard_normal((33, 17)).astype(np.float32)
+    y = np.sin(x) * 2 + 1
+    y = np.exp(-y * y) - np.abs(y)
+    y = np.sqrt(np.abs(y) + 1) / (y * y + 2)
+    np.testing.assert_allclose(prog(x).numpy, np.tanh(y), rtol=2e-6, atol=1e-6)
+
+
+def test_reduction_feeding_elementwise_stores_only_the_reduction(rng):
+    def normalize():
+        x = tf.input([-1, -1])
+        total = tf.sum(x * x, axis=1)
+        return x / tf.unsqueeze(tf.sqrt(total), 1)
+    prog = tf.compile(normalize)
+    # the squares are recomputed inside the reduction loop; only the row norms cross kernels
+    assert len(prog.get_kernels()) == 2
+    main = prog.get_main_function()
+    assert main.count("tf_buffer ") == 2
+    assert "_memory.reset();" in main  # the temporary is freed after its last use
+    x = rng.standard_normal((6, 9)).astype(np.float32)
+    np.testing.assert_allclose(prog(x).numpy, x / np.linalg.norm(x, axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_cheap_values_are_recomputed_not_stored(rng):
+    def program():
+        x = tf.input([-1, -1])
+        y = x * 3.0 + 1.0  # cheap: recomputed in each consumer kernel
+        rows = tf.sum(y, axis=1)
+        return [y * 2.0, rows]
+    prog = tf.compile(program)
+    main = prog.get_main_function()
+    assert main.count("tf_buffer ") == 2  # the two outputs only
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    a, b = prog(x)
+    np.testing.assert_allclose(a.numpy, (x * 3 + 1) * 2, rtol=1e-6)
+    np.testing.assert_allclose(b.numpy, (x * 3 + 1).sum(1), rtol=1e-5)
+
+
+def test_constant_folding_cse_and_dead_code():
+    def program():
+        x = tf.input([-1])
+        unused = tf.exp(x) * 5.0  # noqa: F841 (dead: must not be computed)
+        k = 2.0 * 3.0 + 1.0
+        return [x * k + tf.sin(x) * tf.sin(x)]
+    prog = tf.compile(program)
+    (kernel,) = prog.get_kernels()
+    assert "tf_exp" not in kernel
+    assert kernel.count("tf_sin(") == 1
+    assert "7.0f" in kernel
+
+
+def test_pass_pipeline_is_named_and_timed():
+    prog = tf.compile(wave_eq)
+    assert list(prog.pass_times) == [name for name, _ in PASSES]
+    assert all(t >= 0 for t in prog.pass_times.values())
+
+
+def test_ir_dump_on_request(tmp_path, monkeypatch):
+    monkeypatch.setenv("TENSORFROST_DUMP_IR", str(tmp_path))
+    tf.compile(wave_eq)
+    dumped = sorted(p.name for p in tmp_path.iterdir())
+    assert any(".fuse." in name for name in dumped)
+    assert "kernel" in (tmp_path / next(n for n in dumped if ".finalize." in n)).read_text()
+
+
+def test_list_operations_shows_traced_and_compiled_ir():
+    prog = tf.compile(wave_eq)
+    assert "kernel" in prog.list_operations()
+    assert "kernel" not in prog.list_operations(traced=True)
+    assert "laplacian" in prog.list_operations(traced=True)
+
+
+def test_generated_code_is_readable():
+    prog = tf.compile(wave_eq)
+    code = prog.compiled_code()
+    assert "laplacian" in code and "wave_eq_k0" in code
+    assert "#pragma omp parallel for" in prog.get_kernels()[0]
