@@ -41,13 +41,15 @@ def cache_dir(tmp_path):
 
 
 def test_second_process_compiles_nothing(cache_dir):
-    assert _run(cache_dir)[:2] == ["compiles", "1"]
-    assert _run(cache_dir) == ["compiles", "0", "hits", "1"]
+    first = _run(cache_dir)
+    assert first[0] == "compiles" and int(first[1]) >= 1  # the program (and the buffer pool)
+    second = _run(cache_dir)
+    assert second[:2] == ["compiles", "0"] and int(second[3]) == int(first[1])
 
 
 def test_corrupted_entry_is_rebuilt(cache_dir):
     _run(cache_dir)
-    (library,) = [p for p in cache_dir.iterdir() if p.suffix == ".so"]
+    (library,) = [p for p in cache_dir.iterdir() if p.suffix == ".so" and p.name.startswith("wave")]
     data = library.read_bytes()
     library.write_bytes(data[: len(data) // 2])  # a truncated library
     assert _run(cache_dir)[:2] == ["compiles", "1"]
@@ -61,6 +63,6 @@ def test_concurrent_processes_never_see_half_a_file(cache_dir):
     for proc in procs:
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
-    assert _run(cache_dir) == ["compiles", "0", "hits", "1"]
+    assert _run(cache_dir)[:2] == ["compiles", "0"]
     leftovers = [p.name for p in cache_dir.iterdir() if p.name.startswith(".tmp-")]
     assert leftovers == []

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
-from ..ir.node import Node, Program, walk
 from ..codegen.clike import BodyEmitter, Lang, identifier
+from ..ir.node import Node, Program, walk
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
 PARALLEL_THRESHOLD = 8192  # grid elements below which a kernel runs on one thread
@@ -99,7 +99,9 @@ class CppProgram:
         emitter.depth = 2
         emitter.scope(self.program.root.nodes)
         emitter.outputs()
-        lines = ['extern "C" int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size) {',
+        lines = ['extern "C" int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size, '
+                 "const tf_allocator* allocator) {",
+                 "    if (allocator) tf_allocator_in_use = *allocator;",
                  "    try {", *emitter.lines, "    } catch (const std::exception& e) {",
                  '        std::snprintf(error, (size_t)error_size, "%s", e.what());', "        return 1;",
                  "    }", "    return 0;", "}"]

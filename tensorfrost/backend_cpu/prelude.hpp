@@ -38,23 +38,39 @@ struct tf_error : std::runtime_error {
     throw tf_error(out);
 }
 
+// Where buffers come from: the caller passes its allocator (a pool that reuses freed
+// buffers); without one, plain aligned_alloc / free.
+struct tf_allocator {
+    void* (*alloc)(long long bytes);
+    void (*release)(void* block, long long bytes);
+};
+static void* tf_default_alloc(long long bytes) { return std::aligned_alloc(64, (size_t)bytes); }
+static void tf_default_release(void* block, long long) { std::free(block); }
+static tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release};
+
+// Bytes of a buffer of `count` 32-bit words: at least one word, a multiple of 64 bytes.
+static inline long long tf_buffer_bytes(long long count) {
+    long long bytes = (count > 0 ? count : 1) * 4;
+    return (bytes + 63) / 64 * 64;
+}
+
 // A buffer of 32-bit words, freed when it goes out of scope unless released as an output.
 struct tf_buffer {
     void* data = nullptr;
+    long long bytes = 0;
     explicit tf_buffer(long long count, const char* name) {
         if (count > 2147483647LL) tf_fail("buffer has {0} elements, more than the 2147483647 a tensor can hold",
                                           {count});
-        size_t bytes = (size_t)(count > 0 ? count : 1) * 4;
-        bytes = (bytes + 63) / 64 * 64;
-        data = std::aligned_alloc(64, bytes);
+        bytes = tf_buffer_bytes(count);
+        data = tf_allocator_in_use.alloc(bytes);
         if (!data) throw tf_error(std::string("out of memory allocating ") + std::to_string(bytes) +
                                   " bytes for " + name);
     }
     tf_buffer(const tf_buffer&) = delete;
     tf_buffer& operator=(const tf_buffer&) = delete;
-    ~tf_buffer() { std::free(data); }
+    ~tf_buffer() { reset(); }
     void* release() { void* d = data; data = nullptr; return d; }
-    void reset() { std::free(data); data = nullptr; }
+    void reset() { if (data) tf_allocator_in_use.release(data, bytes); data = nullptr; }
 };
 
 static inline int32_t tf_clamp_index(int32_t i, int32_t n) {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from cffi import FFI
 
@@ -14,23 +16,57 @@ from .emit_cpp import CppProgram
 ffi = FFI()
 ffi.cdef("""
 typedef struct { void* data; int32_t shape[8]; int32_t rank; } tf_arg;
-int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size);
-void* aligned_alloc(size_t alignment, size_t size);
-void free(void* ptr);
+typedef struct { void* (*alloc)(long long bytes); void (*release)(void* block, long long bytes); } tf_allocator;
+int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size, const tf_allocator* allocator);
+void* tf_pool_alloc(long long bytes);
+void tf_pool_release(void* block, long long bytes);
+void tf_pool_trim(void);
+long long tf_pool_cached_bytes(void);
 void* memset(void* ptr, int value, size_t size);
 """)
 libc = ffi.dlopen(None)
 ERROR_SIZE = 2048
 MAX_RANK = 8
+POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.cpp")
 
 
-def _allocate(count: int):
-    size = max(count, 1) * 4
-    size = (size + 63) // 64 * 64
-    ptr = libc.aligned_alloc(64, size)
-    if ptr == ffi.NULL:
-        raise MemoryError(f"out of memory allocating {size} bytes")
-    return ffi.gc(ptr, libc.free, size=size)
+class _Pool:
+    """The process-wide buffer pool (pool.cpp), shared by Python and every program."""
+
+    def __init__(self):
+        with open(POOL_SOURCE) as f:
+            self.lib = ffi.dlopen(build_library(f.read(), "tf_pool"))
+        self.allocator = ffi.new("tf_allocator*")
+        self.allocator.alloc = self.lib.tf_pool_alloc
+        self.allocator.release = self.lib.tf_pool_release
+
+    def own(self, ptr, count: int):
+        """Return ``ptr`` (a buffer of ``count`` words) to the pool when Python drops it."""
+        size = buffer_bytes(count)
+        release = self.lib.tf_pool_release
+        return ffi.gc(ptr, lambda p: release(p, size), size=size)
+
+    def allocate(self, count: int):
+        size = buffer_bytes(count)
+        ptr = self.lib.tf_pool_alloc(size)
+        if ptr == ffi.NULL:
+            raise MemoryError(f"out of memory allocating {size} bytes")
+        return self.own(ptr, count)
+
+
+def buffer_bytes(count: int) -> int:
+    """Bytes of a buffer of ``count`` 32-bit words, as the C++ prelude computes them."""
+    return (max(count, 1) * 4 + 63) // 64 * 64
+
+
+_pool: _Pool | None = None
+
+
+def pool() -> _Pool:
+    global _pool
+    if _pool is None:
+        _pool = _Pool()
+    return _pool
 
 
 class CpuExecutable:
@@ -43,6 +79,7 @@ class CpuExecutable:
         self.full_source = source.full_source
         self.output_dtypes = [o.dtype for o in program.outputs]
         self.n_outputs = len(program.outputs)
+        self.pool = pool()
 
     def __call__(self, memories: list) -> list:
         ins = ffi.new("tf_arg[]", max(len(memories), 1))
@@ -55,7 +92,7 @@ class CpuExecutable:
                 slot.shape[axis] = size
         outs = ffi.new("tf_arg[]", self.n_outputs)
         error = ffi.new("char[]", ERROR_SIZE)
-        if self.lib.tf_main(ins, outs, error, ERROR_SIZE) != 0:
+        if self.lib.tf_main(ins, outs, error, ERROR_SIZE, self.pool.allocator) != 0:
             raise RuntimeCheckError(ffi.string(error).decode(errors="replace"))
         by_address = {int(ffi.cast("uintptr_t", m.storage)): m for m in memories}
         results = []
@@ -65,7 +102,8 @@ class CpuExecutable:
             found = by_address.get(address)
             if found is None:
                 shape = tuple(slot.shape[a] for a in range(slot.rank))
-                found = TensorMemory(shape, self.output_dtypes[k], ffi.gc(slot.data, libc.free), self.backend)
+                storage = self.pool.own(slot.data, int(np.prod(shape, dtype=np.int64)))
+                found = TensorMemory(shape, self.output_dtypes[k], storage, self.backend)
                 by_address[address] = found
             results.append(found)
         return results
@@ -78,7 +116,7 @@ class CpuBackend:
         if array.ndim > MAX_RANK:
             raise ValueError(f"tensors have at most {MAX_RANK} axes, got {array.ndim}")
         words = np.ascontiguousarray(array, dtype=dtype.storage)
-        ptr = _allocate(words.size)
+        ptr = pool().allocate(words.size)
         if words.size:
             ffi.memmove(ptr, ffi.from_buffer(words), words.nbytes)
         else:
