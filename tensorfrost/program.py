@@ -31,7 +31,7 @@ def backend_for(device):
             from .backend_gl.runtime import GlBackend
             _BACKENDS[device.name] = GlBackend()
         elif device is devices.codegen:
-            from .codegen import CodegenBackend
+            from .codegen.mode import CodegenBackend
             _BACKENDS[device.name] = CodegenBackend()
         else:
             raise TensorFrostError(f"unknown device {device!r}")
@@ -61,12 +61,18 @@ class TensorProgram:
     # -- calling -----------------------------------------------------------------------------
 
     def __call__(self, *args):
-        args = _expand_modules(args)
+        if any(type(a) is not TensorMemory and hasattr(a, "_program_arguments") for a in args):
+            args = _expand_modules(args)
         if len(args) != len(self.input_nodes):
             names = ", ".join(self.input_names)
             raise ArgumentError(f"{self.name} takes {len(self.input_nodes)} input(s) ({names}), "
                                 f"got {len(args)}")
-        memories = [self._argument(k, a) for k, a in enumerate(args)]
+        memories = []
+        for k, value in enumerate(args):
+            rank, dtype = self.input_nodes[k]
+            fits = (type(value) is TensorMemory and value.backend is self.backend and value.dtype is dtype
+                    and len(value.shape) == rank)
+            memories.append(value if fits else self._argument(k, value))
         outputs = self.executable(memories)
         return tuple(outputs) if self.returns_tuple else outputs[0]
 
@@ -108,12 +114,13 @@ class TensorProgram:
         return f"<tf.TensorProgram {self.name}: {len(self.get_kernels())} kernel(s) on {self.device.name}>"
 
 
-def _expand_modules(args) -> list:
+def _expand_modules(args) -> tuple:
+    """Modules passed as arguments stand for their parameters, in order."""
     out = []
     for arg in args:
         expand = getattr(arg, "_program_arguments", None)
         out.extend(expand() if expand is not None else [arg])
-    return out
+    return tuple(out)
 
 
 def compile(fn=None, *, name: str | None = None):  # noqa: A001

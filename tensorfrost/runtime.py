@@ -22,7 +22,7 @@ class TensorMemory:
     __slots__ = ("shape", "dtype", "storage", "backend", "__weakref__")
 
     def __init__(self, shape: tuple, dtype: dt.DType, storage, backend):
-        self.shape = tuple(int(s) for s in shape)
+        self.shape = shape if type(shape) is tuple else tuple(int(s) for s in shape)
         self.dtype = dtype
         self.storage = storage
         self.backend = backend

@@ -2,7 +2,8 @@
 //
 // Allocating a fresh large buffer costs a page fault per 4 KiB page on first touch, which
 // for a program called in a loop (outputs fed back as inputs) costs more than its kernels.
-// Freed buffers are kept, by exact size, up to a cap, and handed out again.
+// Freed buffers are kept, by exact size, up to a cap, and handed out again. Each block
+// carries its size in a 64-byte header, so releasing needs only the pointer.
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -17,22 +18,31 @@ long long cache_limit = 1LL << 30;  // keep at most 1 GiB of freed buffers
 
 extern "C" {
 
+static const long long header = 64;  // keeps the data 64-byte aligned
+
 void* tf_pool_alloc(long long bytes) {
+    void* block = nullptr;
     {
         std::lock_guard<std::mutex> lock(pool_mutex);
         auto found = free_blocks.find(bytes);
         if (found != free_blocks.end() && !found->second.empty()) {
-            void* block = found->second.back();
+            block = found->second.back();
             found->second.pop_back();
             cached_bytes -= bytes;
-            return block;
         }
     }
-    return std::aligned_alloc(64, (size_t)bytes);
+    if (!block) {
+        block = std::aligned_alloc(64, (size_t)(bytes + header));
+        if (!block) return nullptr;
+        *(long long*)block = bytes;
+    }
+    return (char*)block + header;
 }
 
-void tf_pool_release(void* block, long long bytes) {
-    if (!block) return;
+void tf_pool_release(void* data) {
+    if (!data) return;
+    void* block = (char*)data - header;
+    long long bytes = *(long long*)block;
     {
         std::lock_guard<std::mutex> lock(pool_mutex);
         if (cached_bytes + bytes <= cache_limit) {

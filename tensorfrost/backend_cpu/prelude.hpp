@@ -42,10 +42,10 @@ struct tf_error : std::runtime_error {
 // buffers); without one, plain aligned_alloc / free.
 struct tf_allocator {
     void* (*alloc)(long long bytes);
-    void (*release)(void* block, long long bytes);
+    void (*release)(void* data);
 };
 static void* tf_default_alloc(long long bytes) { return std::aligned_alloc(64, (size_t)bytes); }
-static void tf_default_release(void* block, long long) { std::free(block); }
+static void tf_default_release(void* data) { std::free(data); }
 static tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release};
 
 // Bytes of a buffer of `count` 32-bit words: at least one word, a multiple of 64 bytes.
@@ -70,7 +70,7 @@ struct tf_buffer {
     tf_buffer& operator=(const tf_buffer&) = delete;
     ~tf_buffer() { reset(); }
     void* release() { void* d = data; data = nullptr; return d; }
-    void reset() { if (data) tf_allocator_in_use.release(data, bytes); data = nullptr; }
+    void reset() { if (data) tf_allocator_in_use.release(data); data = nullptr; }
 };
 
 static inline int32_t tf_clamp_index(int32_t i, int32_t n) {

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+import threading
 
 import numpy as np
 from cffi import FFI
@@ -16,10 +18,10 @@ from .emit_cpp import CppProgram
 ffi = FFI()
 ffi.cdef("""
 typedef struct { void* data; int32_t shape[8]; int32_t rank; } tf_arg;
-typedef struct { void* (*alloc)(long long bytes); void (*release)(void* block, long long bytes); } tf_allocator;
+typedef struct { void* (*alloc)(long long bytes); void (*release)(void* data); } tf_allocator;
 int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size, const tf_allocator* allocator);
 void* tf_pool_alloc(long long bytes);
-void tf_pool_release(void* block, long long bytes);
+void tf_pool_release(void* data);
 void tf_pool_trim(void);
 long long tf_pool_cached_bytes(void);
 void* memset(void* ptr, int value, size_t size);
@@ -42,9 +44,7 @@ class _Pool:
 
     def own(self, ptr, count: int):
         """Return ``ptr`` (a buffer of ``count`` words) to the pool when Python drops it."""
-        size = buffer_bytes(count)
-        release = self.lib.tf_pool_release
-        return ffi.gc(ptr, lambda p: release(p, size), size=size)
+        return ffi.gc(ptr, self.lib.tf_pool_release, size=buffer_bytes(count))
 
     def allocate(self, count: int):
         size = buffer_bytes(count)
@@ -77,36 +77,44 @@ class CpuExecutable:
         self.kernel_sources = source.kernel_sources
         self.main_source = source.main_source
         self.full_source = source.full_source
-        self.output_dtypes = [o.dtype for o in program.outputs]
-        self.n_outputs = len(program.outputs)
         self.pool = pool()
+        outputs = program.outputs
+        self.outputs = []  # per output: (dtype, rank, alias) where alias says which tensor it is
+        for k, out in enumerate(outputs):
+            if out.op.name == "input":
+                alias = ("input", out.attrs["index"])
+            elif out in outputs[:k]:
+                alias = ("output", outputs.index(out))
+            else:
+                alias = None
+            self.outputs.append((out.dtype, out.rank, alias))
+        self.ins = ffi.new("tf_arg[]", max(len(program.inputs), 1))
+        self.outs = ffi.new("tf_arg[]", max(len(outputs), 1))
+        self.error = ffi.new("char[]", ERROR_SIZE)
+        self.lock = threading.Lock()
 
     def __call__(self, memories: list) -> list:
-        ins = ffi.new("tf_arg[]", max(len(memories), 1))
-        for k, memory in enumerate(memories):
-            slot = ins[k]
-            slot.data = memory.storage
-            shape = memory.shape
-            slot.rank = len(shape)
-            for axis, size in enumerate(shape):
-                slot.shape[axis] = size
-        outs = ffi.new("tf_arg[]", self.n_outputs)
-        error = ffi.new("char[]", ERROR_SIZE)
-        if self.lib.tf_main(ins, outs, error, ERROR_SIZE, self.pool.allocator) != 0:
-            raise RuntimeCheckError(ffi.string(error).decode(errors="replace"))
-        by_address = {int(ffi.cast("uintptr_t", m.storage)): m for m in memories}
-        results = []
-        for k in range(self.n_outputs):
-            slot = outs[k]
-            address = int(ffi.cast("uintptr_t", slot.data))
-            found = by_address.get(address)
-            if found is None:
-                shape = tuple(slot.shape[a] for a in range(slot.rank))
-                storage = self.pool.own(slot.data, int(np.prod(shape, dtype=np.int64)))
-                found = TensorMemory(shape, self.output_dtypes[k], storage, self.backend)
-                by_address[address] = found
-            results.append(found)
-        return results
+        with self.lock:
+            ins = self.ins
+            for k, memory in enumerate(memories):
+                slot = ins[k]
+                slot.data = memory.storage
+                shape = memory.shape
+                slot.rank = len(shape)
+                slot.shape[0:len(shape)] = shape
+            outs = self.outs
+            if self.lib.tf_main(ins, outs, self.error, ERROR_SIZE, self.pool.allocator) != 0:
+                raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
+            results = []
+            for k, (dtype, rank, alias) in enumerate(self.outputs):
+                if alias is not None:
+                    results.append(memories[alias[1]] if alias[0] == "input" else results[alias[1]])
+                    continue
+                slot = outs[k]
+                shape = tuple(slot.shape[0:rank])
+                storage = self.pool.own(slot.data, math.prod(shape))
+                results.append(TensorMemory(shape, dtype, storage, self.backend))
+            return results
 
 
 class CpuBackend:
