@@ -31,7 +31,7 @@ def backend_for(device):
             from .backend_gl.runtime import GlBackend
             _BACKENDS[device.name] = GlBackend()
         elif device is devices.codegen:
-            from .codegen.mode import CodegenBackend
+            from .emit.mode import CodegenBackend
             _BACKENDS[device.name] = CodegenBackend()
         else:
             raise TensorFrostError(f"unknown device {device!r}")

@@ -1,17 +1,33 @@
 """Shared test setup: every test that takes ``backend`` runs once per backend."""
 
+import os
+import shutil
+import subprocess
+import time
+
 import numpy as np
 import pytest
 
 import tensorfrost as tf
 
-# Backends the whole suite runs on (the OpenGL backend adds itself here).
-BACKENDS = ["cpu"]
+# Backends the whole suite runs on.
+BACKENDS = ["cpu", "opengl"]
+
+
+def gl_unavailable_reason():
+    """None when an OpenGL 4.3 context can be created, else why not."""
+    from tensorfrost.backend_gl.context import unavailable_reason
+    return unavailable_reason()
 
 
 @pytest.fixture(params=BACKENDS)
 def backend(request):
-    """Select a backend for the test; yields the device object."""
+    """Select a backend for the test; yields the device object. OpenGL cases skip, with
+    the reason, only where no OpenGL 4.3 context can be created."""
+    if request.param == "opengl":
+        reason = gl_unavailable_reason()
+        if reason is not None:
+            pytest.skip(f"no OpenGL 4.3 context: {reason}")
     device = getattr(tf, request.param)
     tf.initialize(device)
     yield device
@@ -21,3 +37,27 @@ def backend(request):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+@pytest.fixture(scope="session")
+def x_display():
+    """An X display for window tests: $DISPLAY if set, else a private Xvfb server."""
+    if os.environ.get("DISPLAY"):
+        yield os.environ["DISPLAY"]
+        return
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.skip("no X display, and no Xvfb to start one (apt-get install xvfb)")
+    number = next(n for n in range(91, 200) if not os.path.exists(f"/tmp/.X11-unix/X{n}"))
+    server = subprocess.Popen([xvfb, f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while not os.path.exists(f"/tmp/.X11-unix/X{number}") and time.time() < deadline:
+        time.sleep(0.05)
+    os.environ["DISPLAY"] = f":{number}"
+    try:
+        yield os.environ["DISPLAY"]
+    finally:
+        del os.environ["DISPLAY"]
+        server.terminate()
+        server.wait(timeout=10)

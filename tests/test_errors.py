@@ -99,9 +99,7 @@ def test_python_truth_value_of_a_tensor():
         tf.compile(program)
 
 
-def test_compiler_failure_reports_message_and_source(backend):
-    if backend is not tf.cpu:
-        pytest.skip("compiler flags only exist for the cpu backend")
+def test_compiler_failure_reports_message_and_source():
     tf.initialize(tf.cpu, flags="-fno-such-flag-for-tensorfrost")
     try:
         with pytest.raises(tf.CompileError) as info:

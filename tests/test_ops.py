@@ -258,6 +258,7 @@ STRUCTURAL_COVERAGE = {
     "loop": "test_seed_examples", "if": "test_seed_examples", "break": "test_seed_examples",
     "continue": "test_control_flow", "kernel": "test_fusion", "assert": "test_errors", "alloc": "test_fusion",
     "free": "test_fusion", "readback": "test_control_flow", "region": "test_control_flow",
+    "grad": "test_autodiff", "detach": "test_autodiff", "pass_grad": "test_autodiff",
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..codegen.clike import BodyEmitter, Lang, identifier
+from ..emit.clike import BodyEmitter, Lang, identifier
 from ..ir.node import Node, Program, walk
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
@@ -141,8 +141,9 @@ class _HostEmitter(BodyEmitter):
 
     def stmt_readback(self, node: Node) -> None:
         memory = node.args[0]
+        index = self.flat_index(memory, node.args[1:]) if len(node.args) > 1 else "0"
         self.emit(self.lang.declare(node.dtype, self.name(node),
-                                    self.lang.buffer_read(self.name(memory), "0", memory.dtype)))
+                                    self.lang.buffer_read(self.name(memory), index, memory.dtype)))
 
     def stmt_region(self, node: Node) -> None:
         self.emit(f"// region {'begin' if node.attrs['begin'] else 'end'}: {node.attrs['name']}")

@@ -213,3 +213,15 @@ def tracing(program: Program):
         yield builder
     finally:
         _state.builder = saved
+
+
+@contextmanager
+def using(builder: Builder):
+    """Make an existing builder current, so that traced-Tensor operations (``a * b``,
+    ``tf.sum``...) build nodes with it; compiler passes use this to write IR as code."""
+    saved = getattr(_state, "builder", None)
+    _state.builder = builder
+    try:
+        yield builder
+    finally:
+        _state.builder = saved

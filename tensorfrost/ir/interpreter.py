@@ -215,10 +215,22 @@ class Interpreter:
         pass
 
     def op_readback(self, node):
-        self.define(node, np.asarray(self.env[node.args[0]]).reshape(-1)[0])
+        memory = self.full(node.args[0])
+        if len(node.args) == 1 or memory.ndim == 0:
+            self.define(node, memory.reshape(-1)[0] if memory.size else 0)
+        else:
+            self.define(node, memory[self._index(node.args[0], node.args[1:])] if memory.size else 0)
 
     def op_region(self, node):
         pass
+
+    def op_detach(self, node):
+        self.define(node, self.env[node.args[0]])
+
+    op_pass_grad = op_detach
+
+    def op_grad(self, node):
+        raise NotImplementedError("tf.grad is expanded by the autodiff pass; interpret the program after it")
 
 
 # -- algorithmic ops ------------------------------------------------------------------------

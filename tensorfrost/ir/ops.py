@@ -26,6 +26,7 @@ VIEW = "view"  # reindexing: transpose, reshape, ...
 MATMUL = "matmul"
 CONTROL = "control"  # loop, if, break, continue, kernel
 HOST = "host"  # host bookkeeping: assert, alloc, free, readback, region markers
+AUTODIFF = "autodiff"  # gradient placeholders and markers, removed by the autodiff pass
 
 
 class Op:
@@ -231,10 +232,16 @@ register(Op("break", CONTROL, 0, pure=False, doc="leave the innermost loop"))
 register(Op("continue", CONTROL, 0, pure=False, doc="go to the next iteration of the innermost loop"))
 register(Op("kernel", CONTROL, 0, pure=False, doc="body runs once per element of the kernel's shape"))
 
+register(Op("grad", AUTODIFF, 2, doc="args: loss, wrt; the gradient of sum(loss) with respect to wrt"))
+register(Op("detach", AUTODIFF, 1, doc="the value of its arg; gradients stop here"))
+register(Op("pass_grad", AUTODIFF, 1,
+            doc="the value of its arg; gradients pass to the arg's operands as if it were the identity"))
+
 register(Op("assert", HOST, None, pure=False, doc="args: condition, *values; fails with attrs['message']"))
 register(Op("alloc", HOST, 0, pure=False, doc="a new buffer of the node's shape and dtype"))
 register(Op("free", HOST, 1, pure=False, doc="release a buffer after its last use"))
-register(Op("readback", HOST, 1, cost=1000.0, doc="read element 0 of a buffer on the host"))
+register(Op("readback", HOST, None, cost=1000.0,
+            doc="args: buffer, *indices (clamped; none: element 0); the element, read by the host"))
 register(Op("region", HOST, 0, pure=False, doc="debug region marker; attrs: name, begin (bool)"))
 
 # The elementwise entries complete the table.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as dt
-from .ops import ELEMENTWISE, Op, bitcast_to, cast_to, register
+from .ops import ELEMENTWISE, OPS, Op, bitcast_to, cast_to, register
 
 _I32_MIN = np.int32(np.iinfo(np.int32).min)
 
@@ -218,3 +218,90 @@ _ew("asuint", 1, bitcast_to(dt.uint32), _bitcast(np.uint32), "tf_asuint({0})")
 # Hashing
 _ew("pcg", 1, "uint", _pcg, "tf_pcg({0})", cost=4, doc="PCG hash of a uint")
 _ew("pcgf", 1, "uint_to_float", _pcgf, "tf_pcgf({0})", cost=5, doc="PCG hash mapped to a float in [0, 1)")
+
+
+# ---------------------------------------------------------------------------------------
+# Vector-Jacobian products. ``vjp(ad, g)`` returns one gradient (a traced Tensor) per operand,
+# or None where no gradient flows. ``ad.x(i)`` is operand i's forward value, ``ad.y`` the
+# op's result, ``ad.fn`` the elementwise functions (tf.sin, tf.select...). Gradients of
+# broadcast operands are summed back to their shapes by the autodiff pass.
+
+_LN2 = 0.6931471805599453
+
+
+def _no_gradient(ad, g):
+    """Piecewise-constant ops (floor, sign, comparisons...) and integer results: zero."""
+    return [None] * len(ad.node.args)
+
+
+def _vjp_minmax(pick_first):
+    def vjp(ad, g):
+        first = pick_first(ad.x(0), ad.x(1))
+        return [ad.fn.select(first, g, 0.0), ad.fn.select(first, 0.0, g)]
+    return vjp
+
+
+def _vjp_pow(ad, g):
+    a, b, f = ad.x(0), ad.x(1), ad.fn
+    return [g * b * f.pow(a, b - 1.0), g * f.select(a > 0.0, ad.y * f.log(f.max(a, 1e-30)), 0.0)]
+
+
+def _vjp_atan2(ad, g):
+    a, b = ad.x(0), ad.x(1)
+    r = a * a + b * b
+    return [g * b / r, -g * a / r]
+
+
+def _vjp_clamp(ad, g):
+    x, lo, hi, f = ad.x(0), ad.x(1), ad.x(2), ad.fn
+    return [f.select((x >= lo) & (x <= hi), g, 0.0), f.select(x < lo, g, 0.0), f.select(x > hi, g, 0.0)]
+
+
+def _vjp_smoothstep(ad, g):
+    e0, e1, x, f = ad.x(0), ad.x(1), ad.x(2), ad.fn
+    d = e1 - e0
+    t = f.clamp((x - e0) / d, 0.0, 1.0)
+    slope = g * 6.0 * t * (1.0 - t)
+    return [slope * (x - e1) / (d * d), slope * (e0 - x) / (d * d), slope / d]
+
+
+_VJP = {
+    "add": lambda ad, g: [g, g],
+    "sub": lambda ad, g: [g, -g],
+    "mul": lambda ad, g: [g * ad.x(1), g * ad.x(0)],
+    "div": lambda ad, g: [g / ad.x(1), -g * ad.y / ad.x(1)],
+    "mod": lambda ad, g: [g, -g * ad.fn.trunc(ad.x(0) / ad.x(1))],
+    "min": _vjp_minmax(lambda a, b: a <= b),
+    "max": _vjp_minmax(lambda a, b: a >= b),
+    "neg": lambda ad, g: [-g],
+    "abs": lambda ad, g: [g * ad.fn.sign(ad.x(0))],
+    "frac": lambda ad, g: [g],
+    "exp": lambda ad, g: [g * ad.y],
+    "exp2": lambda ad, g: [g * ad.y * _LN2],
+    "log": lambda ad, g: [g / ad.x(0)],
+    "log2": lambda ad, g: [g / (ad.x(0) * _LN2)],
+    "sqrt": lambda ad, g: [g * 0.5 / ad.y],
+    "rsqrt": lambda ad, g: [g * -0.5 * ad.y * ad.y * ad.y],
+    "rcp": lambda ad, g: [-g * ad.y * ad.y],
+    "sin": lambda ad, g: [g * ad.fn.cos(ad.x(0))],
+    "cos": lambda ad, g: [-g * ad.fn.sin(ad.x(0))],
+    "tan": lambda ad, g: [g * (1.0 + ad.y * ad.y)],
+    "asin": lambda ad, g: [g * ad.fn.rsqrt(1.0 - ad.x(0) * ad.x(0))],
+    "acos": lambda ad, g: [-g * ad.fn.rsqrt(1.0 - ad.x(0) * ad.x(0))],
+    "atan": lambda ad, g: [g / (1.0 + ad.x(0) * ad.x(0))],
+    "sinh": lambda ad, g: [g * ad.fn.cosh(ad.x(0))],
+    "cosh": lambda ad, g: [g * ad.fn.sinh(ad.x(0))],
+    "tanh": lambda ad, g: [g * (1.0 - ad.y * ad.y)],
+    "pow": _vjp_pow,
+    "atan2": _vjp_atan2,
+    "lerp": lambda ad, g: [g * (1.0 - ad.x(2)), g * ad.x(2), g * (ad.x(1) - ad.x(0))],
+    "fma": lambda ad, g: [g * ad.x(1), g * ad.x(0), g],
+    "clamp": _vjp_clamp,
+    "smoothstep": _vjp_smoothstep,
+    "select": lambda ad, g: [None, ad.fn.select(ad.x(0), g, 0.0), ad.fn.select(ad.x(0), 0.0, g)],
+    "copy": lambda ad, g: [g],
+}
+for _name, _op in list(OPS.items()):
+    if _op.kind == ELEMENTWISE:
+        _op.vjp = _VJP.get(_name, _no_gradient)
+del _name, _op

@@ -164,6 +164,19 @@ class Tensor:
         from .indexing import store
         store(self, index, value)
 
+    # -- gradients -----------------------------------------------------------------------
+
+    def detach_grad(self) -> Tensor:
+        """This tensor's value, through which no gradient flows (tf.grad stops here)."""
+        node = self.node
+        return Tensor(current().make("detach", [node], dtype=node.dtype, shape=node.shape))
+
+    def pass_grad(self) -> Tensor:
+        """This tensor's value; gradients pass to the operands of the op that computed it
+        unchanged, as if that op were the identity (straight-through, e.g. for rounding)."""
+        node = self.node
+        return Tensor(current().make("pass_grad", [node], dtype=node.dtype, shape=node.shape))
+
     # -- variables -----------------------------------------------------------------------
 
     @property

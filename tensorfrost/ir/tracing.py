@@ -336,6 +336,24 @@ def assert_tensor(tensor: Tensor, shape, dtype=None) -> Tensor:
     return tensor
 
 
+def grad(loss, wrt) -> Tensor:
+    """The gradient of ``sum(loss)`` with respect to ``wrt``, a tensor of the program::
+
+        loss = tf.mean((y - x @ W) ** 2)
+        dW = tf.grad(loss, W)
+
+    A loss that is not a scalar is seeded with ones (the gradient of its sum). Several
+    ``tf.grad`` calls on one loss share one backward pass. Gradients flow through loops,
+    conditions, indexing and scatters; ``x.detach_grad()`` stops them.
+    """
+    builder = current()
+    loss_node, wrt_node = node_of(loss), node_of(wrt)
+    for node, what in ((loss_node, "loss"), (wrt_node, "wrt")):
+        if not node.dtype.is_float:
+            raise DTypeError(f"tf.grad: {what} must be a float32 tensor, got {node.dtype!r}", user_location())
+    return Tensor(builder.make("grad", [loss_node, wrt_node], dtype=dt.float32, shape=wrt_node.shape))
+
+
 def region_begin(name: str) -> None:
     """Open a named debug region (a GL debug group on OpenGL; nothing on the CPU)."""
     current().make("region", attrs={"name": str(name), "begin": True})

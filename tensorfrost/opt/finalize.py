@@ -9,16 +9,16 @@ its buffers, loop counters of host loops, host arithmetic), so emitters need no 
 from __future__ import annotations
 
 from ..ir.node import Node, Program, walk
-from .analysis import is_write
+from .analysis import is_write, mutable_nodes
 
 
-def _collect(kernel: Node) -> None:
+def _collect(kernel: Node, mutable: set) -> None:
     inside = set(walk(kernel.body))
     buffers, written, uniforms = [], set(), []
 
     def uniform(node: Node) -> None:
         if node not in inside and node not in uniforms and node.op.name not in ("input", "alloc"):
-            if node.op.name == "const" and node.rank == 0:
+            if node.op.name == "const" and node.rank == 0 and node not in mutable:
                 return  # constants are written into the code
             uniforms.append(node)
 
@@ -44,11 +44,12 @@ def _collect(kernel: Node) -> None:
 
 
 def run(program: Program) -> Program:
+    mutable = mutable_nodes(program)
     count = 0
     for node in program.walk():
         if node.op.name == "kernel":
             node.attrs["index"] = count
             node.attrs["name"] = f"{program.name}_k{count}"
             count += 1
-            _collect(node)
+            _collect(node, mutable)
     return program

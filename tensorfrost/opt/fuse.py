@@ -41,6 +41,7 @@ class _Fusion:
     def __init__(self, program: Program):
         self.program = program
         self.mutable = mutable_nodes(program)
+        self.host_needed = _dim_cones(program)
         self.host = self._host_values()
 
     # -- classification ---------------------------------------------------------------------
@@ -71,6 +72,8 @@ class _Fusion:
             return True
         if name == "loop":
             return all(a in host for a in node.args)
+        if name == "load":  # a scalar read by the host, where a shape needs it
+            return node in self.host_needed and all(a in host for a in node.args[1:])
         if node.op.kind == "elementwise":
             return node not in self.mutable and all(a in host for a in node.args)
         return False
@@ -131,7 +134,7 @@ class _Fusion:
                 current = None
                 continue
             if item[0] == "host":
-                if is_write(item[1]):
+                if _orders_host(item[1]):
                     current = None
                 continue
             node, shape = item[1], item[2]
@@ -229,7 +232,7 @@ class _Fusion:
                 self.build(node.body)
                 out.append(node)
             elif item[0] == "host":
-                if is_write(node) or node.op.name in ("region",):
+                if _orders_host(node):
                     close()
                     out.append(node)
                 elif current is not None:
@@ -261,6 +264,28 @@ class _Fusion:
                     raise TraceError("tf.break_loop()/tf.continue_loop() under a per-element condition "
                                      "cannot leave a loop that runs several kernels; restructure the loop so "
                                      "its body fuses into one kernel", inner.location)
+
+
+def _orders_host(node: Node) -> bool:
+    """Host items that must stay between the kernels around them: writes of host variables,
+    reads of memory, debug regions."""
+    return is_write(node) or node.op.name in ("load", "region")
+
+
+def _dim_cones(program: Program) -> set[Node]:
+    """Scalar nodes that shapes are computed from: the host must know them."""
+    needed: set[Node] = set()
+    stack = [d for n in program.walk() for d in n.shape]
+    while stack:
+        node = stack.pop()
+        if node in needed or node.rank != 0:
+            continue
+        needed.add(node)
+        if node.op.kind == "elementwise":
+            stack.extend(node.args)
+        elif node.op.name == "load":
+            stack.extend(node.args[1:])
+    return needed
 
 
 def _walk_body(node: Node):

@@ -114,7 +114,13 @@ class _Memory:
             node = store
         if node.op.name == "input_dim":
             return
+        if node.op.name == "load" and kernel is None:  # a scalar the host reads itself
+            node.op = OPS["readback"]
+            if node.args[0] in self.buffers:
+                node.args[0] = self.buffers[node.args[0]]
         for k, arg in enumerate(node.args):
+            if k == 0 and node.op.name == "readback":
+                continue
             if k == 0 and (node.op.name in _EXPLICIT or node.op.name == "set"):
                 if node.op.name in _EXPLICIT and arg in self.buffers:
                     node.args[0] = self.buffers[arg]

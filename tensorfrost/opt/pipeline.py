@@ -13,9 +13,10 @@ import time
 from ..ir.errors import TensorFrostError
 from ..ir.node import Program
 from ..ir.printer import format_program
-from . import cse, dce, finalize, fuse, grid, liveness, lower, memory, protect_inputs, recompute, simplify
+from . import autodiff, cse, dce, finalize, fuse, grid, liveness, lower, memory, protect_inputs, recompute, simplify
 
 PASSES = [
+    ("autodiff", autodiff.run),
     ("protect_inputs", protect_inputs.run),
     ("simplify", simplify.run),
     ("cse", cse.run),

@@ -45,7 +45,7 @@ class _Recompute:
         self._consumer_kernels: dict[Node, set] = {}
         for kernel in self.kernels:
             for node in walk(kernel.body):
-                for arg in node.args:
+                for arg in _value_operands(node):
                     home = self.kernel_of.get(arg)
                     if home is not None and home is not kernel:
                         self._consumer_kernels.setdefault(arg, set()).add(kernel)
@@ -59,7 +59,7 @@ class _Recompute:
         clones: dict[Node, Node] = {}
         prefix: list[Node] = []
         for node in walk(kernel.body):
-            for arg in node.args:
+            for arg in _value_operands(node):
                 home = self.kernel_of.get(arg)
                 if home is None or home is kernel or arg in clones:
                     continue
@@ -71,7 +71,8 @@ class _Recompute:
         if not clones:
             return
         for node in walk(kernel.body):
-            node.args = [clones.get(a, a) for a in node.args]
+            skip = 1 if node.op.name == "load" else 0  # a load reads the stored value, not a copy
+            node.args = node.args[:skip] + [clones.get(a, a) for a in node.args[skip:]]
         for node in prefix:
             node.scope = kernel.body
         kernel.body.nodes[:0] = prefix
@@ -125,6 +126,11 @@ class _Recompute:
         copy = copy_node(_ListBuilder(prefix), node, args)
         clones[node] = copy
         return copy
+
+
+def _value_operands(node: Node) -> list:
+    """Operands used as values (not a load's memory, which must be the stored tensor)."""
+    return node.args[1:] if node.op.name == "load" else node.args
 
 
 class _ListBuilder:

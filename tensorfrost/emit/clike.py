@@ -150,11 +150,14 @@ class BodyEmitter:
         if handler is not None:
             handler(node)
         elif node.op.kind == "elementwise":
-            args = [self.value(a) for a in node.args]
-            expr = node.op.spelling(self.lang.name).format(*args)
-            self.emit(self.lang.declare(node.dtype, self.name(node), expr, mutable=node in self.mutable))
+            self.emit(self.lang.declare(node.dtype, self.name(node), self.expression(node),
+                                        mutable=node in self.mutable))
         else:
             raise NotImplementedError(f"no {self.lang.name} emitter for op {name}")
+
+    def expression(self, node: Node) -> str:
+        """The expression of an elementwise node, spelled as the op table says."""
+        return node.op.spelling(self.lang.name).format(*[self.value(a) for a in node.args])
 
     def stmt_const(self, node: Node) -> None:
         if node in self.mutable:

@@ -1,0 +1,79 @@
+"""GLSL 4.30 compute shaders from a compiled kernel program.
+
+Each kernel becomes one self-contained shader: version line, the storage blocks of its
+buffers, the uniform words ``tf_u``, the prelude helpers it uses, and ``main``. The same
+source is what the OpenGL runtime compiles and what codegen mode hands to the user.
+"""
+
+from __future__ import annotations
+
+from ..ir.node import Node
+from .shader import (
+    GROUP_SIZE,
+    KernelShader,
+    ShaderLang,
+    describe,
+    emit_body,
+    local_size,
+    make_slots,
+    prelude_blocks,
+    prelude_path,
+    select_prelude,
+)
+
+_PRELUDE = prelude_blocks(prelude_path("prelude.glsl"))
+NV_FLOAT_ATOMICS = "GL_NV_shader_atomic_float"
+
+
+class GlslLang(ShaderLang):
+    name = "glsl"
+    atomic_names = {"add": "atomicAdd", "min": "atomicMin", "max": "atomicMax", "and": "atomicAnd",
+                    "or": "atomicOr", "xor": "atomicXor"}
+
+    def uniform_word(self, k: int, dtype) -> str:
+        word = f"tf_u[{k}]"
+        return {"float32": f"uintBitsToFloat({word})", "int32": f"int({word})",
+                "bool1": f"({word} != 0u)"}.get(dtype.name, word)
+
+    def flat_thread_index(self) -> str:
+        return (f"(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * {GROUP_SIZE}u + "
+                "gl_LocalInvocationID.x")
+
+
+def emit_kernel(kernel: Node, native_float_add: bool = False, parts: dict | None = None,
+                elements_per_part: int = 0, keep: set | None = None) -> KernelShader:
+    """The GLSL shader of one kernel node.
+
+    ``native_float_add`` uses ``GL_NV_shader_atomic_float`` for float scatter-adds (else a
+    compare-and-swap loop); ``parts`` maps buffers bound in several ranges to their part
+    count, each part holding ``elements_per_part`` elements. With ``keep`` the shader runs
+    only those nodes of the body (one piece of a kernel split by ``split.py``).
+    """
+    names: dict = {}
+    slots = make_slots(kernel, names, native_float_add, parts, keep)
+    lang = GlslLang(slots, native_float_add)
+    lang.elements_per_part = elements_per_part
+    head, body = emit_body(kernel, lang, names, keep)
+    size = local_size(kernel)
+    declarations = [f"layout(local_size_x = {size}) in;"]
+    for slot in slots:
+        access = "" if slot.written else "readonly "
+        for part in range(slot.parts):
+            member = slot.name if slot.parts == 1 else f"{slot.name}_p{part}"
+            declarations.append(f"layout(std430, binding = {slot.binding + part}) {access}buffer "
+                                f"tf_b{slot.binding + part} {{ {slot.storage} {member}[]; }};")
+    uniforms = kernel.attrs["uniforms"]
+    if uniforms:
+        declarations.append(f"uniform uint tf_u[{len(uniforms)}];")
+    helpers = list(lang.helpers.values())
+    main = ["void main() {", *head, *body, "}"]
+    code = "\n".join(helpers + main)
+    lines = ["#version 430"]
+    if lang.native_float_atomics:
+        lines.append(f"#extension {NV_FLOAT_ATOMICS} : require")
+    lines += describe(kernel, slots, names) + declarations
+    prelude = select_prelude(_PRELUDE, code)
+    if prelude:
+        lines += ["", prelude]
+    lines += [""] + ([*helpers, ""] if helpers else []) + main
+    return KernelShader(kernel, "\n".join(lines) + "\n", slots, size)

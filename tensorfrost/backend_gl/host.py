@@ -1,0 +1,151 @@
+"""The host part of a kernel program as Python: allocations, dispatches, host control flow.
+
+The root scope of a compiled program becomes the source of a Python function
+``tf_main(rt, inputs)`` that the OpenGL runtime calls with itself as ``rt``; buffers are
+TensorMemory objects (the inputs, and what ``rt.alloc`` returns), and the function returns
+the output ones. Host scalars
+are numpy scalars of their node's dtype, and every elementwise op runs through the op
+table's numpy reference, so host arithmetic has exactly the semantics of the interpreter
+(C division, wrapping integers, ...). No C++ compiler is involved.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import dtypes as dt
+from ..ir.errors import TensorFrostError
+from ..ir.node import Node, Program
+from .shader import buffer_order, shader_identifier
+
+SCALAR_TYPES = {dt.float32: np.float32, dt.int32: np.int32, dt.uint32: np.uint32, dt.bool1: np.bool_}
+
+
+class PythonHost:
+    """Generates ``tf_main`` for a program; ``source`` is its text, ``namespace`` its globals."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.mutable = {n.args[0] for n in program.walk() if n.op.name == "set"}
+        self.names: dict[Node, str] = {}
+        self.namespace: dict = {"np": np}
+        for dtype, scalar in SCALAR_TYPES.items():
+            self.namespace[f"_{dtype.name}"] = scalar
+            self.namespace[f"_dtype_{dtype.name}"] = dtype
+        self.lines = ["def tf_main(rt, inputs):"]
+        self.depth = 1
+        self.scope(program.root.nodes)
+        self.emit(f"return [{', '.join(self.name(o) for o in program.outputs)}]")
+        self.source = "\n".join(self.lines) + "\n"
+
+    # -- names and values ---------------------------------------------------------------------
+
+    def name(self, node: Node) -> str:
+        if node not in self.names:
+            self.names[node] = shader_identifier(node)
+        return self.names[node]
+
+    def value(self, node: Node) -> str:
+        if node.op.name == "const" and node not in self.mutable:
+            name = f"_c{node.id}"
+            self.namespace[name] = SCALAR_TYPES[node.dtype](node.attrs["value"])
+            return name
+        return self.name(node)
+
+    def global_value(self, prefix: str, value) -> str:
+        name = f"_{prefix}{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    def scope(self, nodes) -> None:
+        start = len(self.lines)
+        for node in nodes:
+            handler = getattr(self, "stmt_" + node.op.name, None)
+            if handler is not None:
+                handler(node)
+            elif node.op.kind == "elementwise" and node.shape == ():
+                ref = self.global_value("ref_" + node.op.name + "_", node.op.ref)
+                args = ", ".join(self.value(a) for a in node.args)
+                self.emit(f"{self.name(node)} = _{node.dtype.name}({ref}({args}))")
+            else:
+                raise TensorFrostError(f"the OpenGL host program cannot run {node.op.name} of shape "
+                                       f"{list(node.shape)} ({node.label}) outside a kernel")
+        if len(self.lines) == start:
+            self.emit("pass")
+
+    def block(self, node: Node, header: str) -> None:
+        self.emit(header)
+        self.depth += 1
+        self.scope(node.body.nodes)
+        self.depth -= 1
+
+    # -- statements ----------------------------------------------------------------------------
+
+    def stmt_input(self, node: Node) -> None:
+        self.emit(f"{self.name(node)} = inputs[{node.attrs['index']}]")
+
+    def stmt_input_dim(self, node: Node) -> None:
+        source = self.name(node.args[0])
+        self.emit(f"{self.name(node)} = _int32({source}.shape[{node.attrs['axis']}])")
+
+    def stmt_const(self, node: Node) -> None:
+        if node.shape != ():
+            raise TensorFrostError(f"the OpenGL host program cannot hold the tensor constant {node.label}")
+        if node in self.mutable:
+            self.emit(f"{self.name(node)} = {self.global_value('init', SCALAR_TYPES[node.dtype](node.attrs['value']))}")
+
+    def stmt_set(self, node: Node) -> None:
+        target = node.args[0]
+        self.emit(f"{self.name(target)} = _{target.dtype.name}({self.value(node.args[1])})")
+
+    def stmt_assert(self, node: Node) -> None:
+        message = self.global_value("message", node.attrs["message"])
+        location = self.global_value("location", node.location)
+        values = "".join(f"{self.value(a)}, " for a in node.args[1:])
+        self.emit(f"if not {self.value(node.args[0])}: rt.fail({message}, {location}, ({values}))")
+
+    def stmt_alloc(self, node: Node) -> None:
+        dims = "".join(f"{self.value(d)}, " for d in node.shape)
+        label = node.name or self.name(node)
+        self.emit(f"{self.name(node)} = rt.alloc(({dims}), _dtype_{node.dtype.name}, {label!r})")
+
+    def stmt_free(self, node: Node) -> None:
+        self.emit(f"rt.free({self.name(node.args[0])})")
+
+    def stmt_readback(self, node: Node) -> None:
+        index = "".join(f"{self.value(i)}, " for i in node.args[1:])
+        self.emit(f"{self.name(node)} = rt.readback({self.name(node.args[0])}, _{node.dtype.name}, ({index}))")
+
+    def stmt_region(self, node: Node) -> None:
+        self.emit(f"rt.region({node.attrs['name']!r}, {bool(node.attrs['begin'])})")
+
+    def stmt_kernel(self, node: Node) -> None:
+        buffers = "".join(f"{self.name(b)}, " for b in buffer_order(node))
+        uniforms = "".join(f"{self.value(u)}, " for u in node.attrs["uniforms"])
+        grid = "".join(f"{self.value(d)}, " for d in node.shape)
+        self.emit(f"rt.dispatch({node.attrs['index']}, ({buffers}), ({uniforms}), ({grid}))")
+
+    def stmt_loop(self, node: Node) -> None:
+        begin, end, step = (self.value(a) for a in node.args)
+        self.block(node, f"for {self.name(node)} in rt.range({begin}, {end}, {step}):")
+
+    def stmt_if(self, node: Node) -> None:
+        self.block(node, f"if {self.value(node.args[0])}:")
+
+    def stmt_break(self, node: Node) -> None:
+        self.emit("break")
+
+    def stmt_continue(self, node: Node) -> None:
+        self.emit("continue")
+
+
+def build_host(program: Program):
+    """(source, the compiled ``tf_main`` function) of a program's host part."""
+    host = PythonHost(program)
+    namespace = dict(host.namespace)
+    code = compile(host.source, f"<tensorfrost host {program.name}>", "exec")
+    exec(code, namespace)  # noqa: S102 - our own generated source
+    return host.source, namespace["tf_main"]

@@ -1,0 +1,332 @@
+// tensorfrost HLSL prelude (codegen only): the helpers generated kernels call, with the semantics of the
+// op table's numpy references (tensorfrost/ir/ops_math.py) and of the C++ prelude.
+// Blocks are separated by blank lines; a kernel includes only the blocks it uses.
+// NaN tests look at the bits, so that drivers compiling with fast math keep them.
+// HLSL's mad may or may not be fused, so pow's double-float steps may lose a few bits.
+
+#define TF_INF asfloat(0x7F800000u)
+
+#define TF_NAN asfloat(0x7FC00000u)
+
+bool tf_isnan(float a) { return (asuint(a) & 0x7FFFFFFFu) > 0x7F800000u; }
+
+int tf_clamp_index(int i, int n) { return clamp(i, 0, max(n - 1, 0)); }
+
+uint tf_uabs(int a) { return a < 0 ? 0u - uint(a) : uint(a); }
+
+float tf_div(float a, float b) { return a / b; }
+int tf_div(int a, int b) {
+    if (b == 0) return 0;
+    int q = int(tf_uabs(a) / tf_uabs(b));
+    return (a < 0) != (b < 0) ? -q : q;
+}
+uint tf_div(uint a, uint b) { return b == 0u ? 0u : a / b; }
+
+// C's fmod, exact: subtract |b| * 2^k for k from the exponent gap down (each step is exact)
+float tf_mod(float a, float b) {
+    precise float x = abs(a);
+    float y = abs(b);
+    if (isinf(x) || y == 0.0 || tf_isnan(a) || tf_isnan(b)) return TF_NAN;
+    if (x >= y) {
+        float ex, ey;  // HLSL's frexp and ldexp take float exponents
+        frexp(x, ex);
+        frexp(y, ey);
+        for (int k = int(ex - ey); k >= 0; k--) {
+            float t = ldexp(y, float(k));
+            if (x >= t) x -= t;
+        }
+    }
+    return asint(a) < 0 ? -x : x;
+}
+int tf_mod(int a, int b) {
+    if (b == 0) return 0;
+    int r = int(tf_uabs(a) % tf_uabs(b));
+    return a < 0 ? -r : r;
+}
+uint tf_mod(uint a, uint b) { return b == 0u ? 0u : a % b; }
+
+float tf_floordiv(float a, float b) { return floor(a / b); }
+int tf_floordiv(int a, int b) {
+    int q = tf_div(a, b);
+    return (b != 0 && tf_mod(a, b) != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+uint tf_floordiv(uint a, uint b) { return b == 0u ? 0u : a / b; }
+
+float tf_min(float a, float b) { return (a < b || tf_isnan(a)) ? a : b; }
+int tf_min(int a, int b) { return min(a, b); }
+uint tf_min(uint a, uint b) { return min(a, b); }
+
+float tf_max(float a, float b) { return (a > b || tf_isnan(a)) ? a : b; }
+int tf_max(int a, int b) { return max(a, b); }
+uint tf_max(uint a, uint b) { return max(a, b); }
+
+float tf_clamp(float x, float lo, float hi) { return tf_min(tf_max(x, lo), hi); }
+int tf_clamp(int x, int lo, int hi) { return tf_min(tf_max(x, lo), hi); }
+uint tf_clamp(uint x, uint lo, uint hi) { return tf_min(tf_max(x, lo), hi); }
+
+float tf_abs(float a) { return abs(a); }
+int tf_abs(int a) { return a < 0 ? -a : a; }
+uint tf_abs(uint a) { return a; }
+
+float tf_sign(float a) { return a > 0.0 ? 1.0 : (a < 0.0 ? -1.0 : a); }
+int tf_sign(int a) { return sign(a); }
+uint tf_sign(uint a) { return a > 0u ? 1u : 0u; }
+
+bool tf_and(bool a, bool b) { return a && b; }
+int tf_and(int a, int b) { return a & b; }
+uint tf_and(uint a, uint b) { return a & b; }
+
+bool tf_or(bool a, bool b) { return a || b; }
+int tf_or(int a, int b) { return a | b; }
+uint tf_or(uint a, uint b) { return a | b; }
+
+bool tf_xor(bool a, bool b) { return a != b; }
+int tf_xor(int a, int b) { return a ^ b; }
+uint tf_xor(uint a, uint b) { return a ^ b; }
+
+bool tf_not(bool a) { return !a; }
+int tf_not(int a) { return ~a; }
+uint tf_not(uint a) { return ~a; }
+
+int tf_shl(int a, int b) { return int(uint(a) << uint(b & 31)); }
+uint tf_shl(uint a, uint b) { return a << (b & 31u); }
+
+int tf_shr(int a, int b) { return a >> (b & 31); }
+uint tf_shr(uint a, uint b) { return a >> (b & 31u); }
+
+uint tf_reversebits(uint v) { return reversebits(v); }
+
+float tf_floor(float a) { return floor(a); }
+
+float tf_ceil(float a) { return ceil(a); }
+
+float tf_round(float a) { return round(a); }
+
+float tf_trunc(float a) { return trunc(a); }
+
+float tf_frac(float a) { return a - floor(a); }
+
+// exp(hi + lo) with Cody-Waite range reduction (drivers' exp(x) = exp2(x * log2(e)) loses
+// digits); `precise` keeps the compiler from reassociating the reduction steps
+float tf_exp_df(float hi, float lo) {
+    if (hi > 88.72284) return TF_INF;
+    if (hi < -103.97208) return 0.0;
+    float n = round(hi * 1.44269504);
+    precise float r = mad(n, -0.693145752, hi);
+    r = mad(n, -1.42860677e-6, r) + lo;
+    float p = mad(mad(mad(mad(mad(mad(r, 1.0 / 5040.0, 1.0 / 720.0), r, 1.0 / 120.0), r, 1.0 / 24.0), r,
+                  1.0 / 6.0), r, 0.5), r * r, r) + 1.0;
+    float half_n = trunc(0.5 * n);
+    return ldexp(ldexp(p, half_n), n - half_n);
+}
+
+float tf_exp(float a) { return tf_exp_df(a, 0.0); }
+
+float tf_exp2(float a) { return exp2(a); }
+
+float tf_log(float a) { return a < 0.0 || tf_isnan(a) ? TF_NAN : (a == 0.0 ? -TF_INF : log(a)); }
+
+float tf_log2(float a) { return a < 0.0 || tf_isnan(a) ? TF_NAN : (a == 0.0 ? -TF_INF : log2(a)); }
+
+float tf_sqrt(float a) { return a < 0.0 ? TF_NAN : sqrt(a); }
+
+float tf_rsqrt(float a) { return 1.0 / tf_sqrt(a); }
+
+float tf_rcp(float a) { return 1.0 / a; }
+
+float tf_sin(float a) { return sin(a); }
+
+float tf_cos(float a) { return cos(a); }
+
+float tf_tan(float a) { return tan(a); }
+
+// asin, acos, atan: Cephes' single precision polynomials (drivers may be far less exact)
+float tf_asin(float a) {
+    float x = abs(a);
+    if (!(x <= 1.0)) return TF_NAN;
+    bool big = x > 0.5;
+    float z = big ? 0.5 * (1.0 - x) : x * x;
+    float s = big ? sqrt(z) : x;
+    float p = mad(((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z + 7.4953002686e-2) * z
+                   + 1.6666752422e-1) * z, s, s);
+    float r = big ? 1.57079632679 - 2.0 * p : p;
+    return a < 0.0 ? -r : r;
+}
+
+float tf_acos(float a) {
+    if (!(abs(a) <= 1.0)) return TF_NAN;
+    if (a < -0.5) return 3.14159265359 - 2.0 * tf_asin(sqrt(0.5 * (1.0 + a)));
+    if (a > 0.5) return 2.0 * tf_asin(sqrt(0.5 * (1.0 - a)));
+    return 1.57079632679 - tf_asin(a);
+}
+
+float tf_atan(float a) {
+    float x = abs(a);
+    float base = 0.0;
+    if (x > 2.414213562373095) { base = 1.57079632679; x = -1.0 / x; }
+    else if (x > 0.4142135623730950) { base = 0.785398163397; x = (x - 1.0) / (x + 1.0); }
+    float z = x * x;
+    float r = base + mad((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z
+                          - 3.33329491539e-1) * z, x, x);
+    return tf_isnan(a) ? a : (a < 0.0 ? -r : r);
+}
+
+// sinh and cosh from exp(|x| / 2), squared, so that they overflow only where they should
+float tf_sinh(float a) {
+    float x = abs(a);
+    float r;
+    if (x < 0.5) {
+        float z = x * x;
+        r = mad(z * (1.0 / 6.0 + z * (1.0 / 120.0 + z * (1.0 / 5040.0))), x, x);
+    } else {
+        float e = tf_exp(0.5 * x);
+        r = (0.5 * e) * e - 0.5 / (e * e);
+    }
+    return tf_isnan(a) ? a : (a < 0.0 ? -r : r);
+}
+
+float tf_cosh(float a) {
+    float e = tf_exp(0.5 * abs(a));
+    return tf_isnan(a) ? a : (0.5 * e) * e + 0.5 / (e * e);
+}
+
+// tanh from exp(-2|x|), which never overflows
+float tf_tanh(float a) {
+    float t = exp(-2.0 * abs(a));
+    float r = (1.0 - t) / (1.0 + t);
+    return tf_isnan(a) ? a : (a < 0.0 ? -r : r);
+}
+
+// log(x) of a finite x > 0 as an unevaluated sum hi + lo, good to about 2^-40 (for pow):
+// x = 2^e * m with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s) with s = (m - 1) / (m + 1)
+float2 tf_log_df(float x) {
+    float e;
+    float m = frexp(x, e);
+    if (m < 0.70710678) { m *= 2.0; e -= 1.0; }
+    precise float f = m - 1.0;
+    precise float u = 2.0 + f;
+    precise float u_lo = f - (u - 2.0);
+    precise float s = f / u;
+    precise float s_lo = (mad(-s, u, f) - s * u_lo) / u;
+    float z = s * s;
+    float tail = s * z * (2.0 / 3.0 + z * (2.0 / 5.0 + z * (2.0 / 7.0 + z * (2.0 / 9.0 + z * (2.0 / 11.0)))));
+    float k = e;
+    precise float a1 = k * 0.693145752;  // exact: few bits in both factors
+    precise float hi = a1 + 2.0 * s;
+    precise float b1 = hi - a1;
+    precise float lo = mad(k, 1.42860677e-6, 2.0 * s_lo + tail) + ((a1 - (hi - b1)) + (2.0 * s - b1));
+    precise float sum = hi + lo;
+    return float2(sum, lo - (sum - hi));
+}
+
+bool tf_odd_integer(float b) { return abs(b) < 16777216.0 && b == trunc(b) && abs(fmod(b, 2.0)) == 1.0; }
+
+// pow as C / numpy define it, also where GLSL's pow is undefined (x <= 0); b * log(x) is
+// formed in double-float so that large results keep their digits
+float tf_pow(float a, float b) {
+    if (b == 0.0 || a == 1.0) return 1.0;
+    if (tf_isnan(a) || tf_isnan(b)) return TF_NAN;
+    float x = abs(a);
+    if (isinf(b)) return x == 1.0 ? 1.0 : ((x > 1.0) == (b > 0.0) ? TF_INF : 0.0);
+    if (a < 0.0 && !isinf(a) && b != trunc(b)) return TF_NAN;
+    float r;
+    if (x == 0.0) r = b > 0.0 ? 0.0 : TF_INF;
+    else if (isinf(x)) r = b > 0.0 ? TF_INF : 0.0;
+    else {
+        float2 l = tf_log_df(x);
+        precise float hi = b * l.x;
+        precise float lo = mad(b, l.x, -hi) + b * l.y;
+        r = tf_exp_df(hi, lo);
+    }
+    return asint(a) < 0 && tf_odd_integer(b) ? -r : r;
+}
+
+// atan2(y, x) with numpy's results for zeros and infinities
+float tf_atan2(float a, float b) {
+    if (tf_isnan(a) || tf_isnan(b)) return TF_NAN;
+    bool negative_a = asint(a) < 0;
+    float r;
+    if (b == 0.0 && a == 0.0) r = asint(b) < 0 ? 3.14159265359 : 0.0;
+    else if (b == 0.0) r = 1.57079632679;
+    else if (isinf(a) && isinf(b)) r = b > 0.0 ? 0.785398163397 : 2.35619449019;
+    else {
+        r = tf_atan(abs(a / b));
+        if (b < 0.0) r = 3.14159265359 - r;
+    }
+    return negative_a ? -r : r;
+}
+
+float tf_lerp(float a, float b, float t) { return a + (b - a) * t; }
+
+float tf_smoothstep(float e0, float e1, float x) {
+    float t = tf_clamp((x - e0) / (e1 - e0), 0.0, 1.0);
+    return t * t * (3.0 - 2.0 * t);
+}
+
+float tf_mad(float a, float b, float c) { return a * b + c; }
+int tf_mad(int a, int b, int c) { return a * b + c; }
+uint tf_mad(uint a, uint b, uint c) { return a * b + c; }
+
+float tf_to_float(float a) { return a; }
+float tf_to_float(int a) { return float(a); }
+float tf_to_float(uint a) { return float(a); }
+float tf_to_float(bool a) { return a ? 1.0 : 0.0; }
+
+// out-of-range floats give INT32_MIN, as numpy does on x86
+int tf_to_int(float a) { return (a >= -2147483648.0 && a < 2147483648.0) ? int(a) : int(0x80000000u); }
+int tf_to_int(int a) { return a; }
+int tf_to_int(uint a) { return int(a); }
+int tf_to_int(bool a) { return a ? 1 : 0; }
+
+// floats truncate, then wrap modulo 2^32 (through int64 on the CPU); non-finite give 0
+uint tf_to_uint(float a) {
+    float t = trunc(abs(a));
+    if (!(t < 9.2e18)) return 0u;
+    uint u = uint(t - floor(t / 4294967296.0) * 4294967296.0);
+    return a < 0.0 ? 0u - u : u;
+}
+uint tf_to_uint(int a) { return uint(a); }
+uint tf_to_uint(uint a) { return a; }
+uint tf_to_uint(bool a) { return a ? 1u : 0u; }
+
+bool tf_to_bool(float a) { return a != 0.0; }
+bool tf_to_bool(int a) { return a != 0; }
+bool tf_to_bool(uint a) { return a != 0u; }
+bool tf_to_bool(bool a) { return a; }
+
+float tf_asfloat(float a) { return a; }
+float tf_asfloat(int a) { return asfloat(a); }
+float tf_asfloat(uint a) { return asfloat(a); }
+
+int tf_asint(float a) { return asint(a); }
+int tf_asint(int a) { return a; }
+int tf_asint(uint a) { return int(a); }
+
+uint tf_asuint(float a) { return asuint(a); }
+uint tf_asuint(int a) { return uint(a); }
+uint tf_asuint(uint a) { return a; }
+
+uint tf_pcg(uint v) {
+    uint state = v * 747796405u + 2891336453u;
+    uint word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
+}
+
+float tf_pcgf(uint v) { return float(tf_pcg(v) >> 8) * (1.0 / 16777216.0); }
+
+float tf_add(float a, float b) { return a + b; }
+int tf_add(int a, int b) { return a + b; }
+uint tf_add(uint a, uint b) { return a + b; }
+
+// Atomic read-modify-write of a 32-bit word with compare-and-swap: `combine` runs on the
+// decoded values, so float add / min / max are exact for negative values and NaN too.
+#define TF_ATOMIC_CAS(word, value, combine, decode, encode) { \
+    uint tf_seen = word; \
+    for (;;) { \
+        uint tf_next = encode(combine(decode(tf_seen), value)); \
+        if (tf_next == tf_seen) break; \
+        uint tf_prior; InterlockedCompareExchange(word, tf_seen, tf_next, tf_prior); \
+        if (tf_prior == tf_seen) break; \
+        tf_seen = tf_prior; \
+    } \
+}

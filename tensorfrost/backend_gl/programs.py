@@ -1,0 +1,95 @@
+"""Compiling GLSL compute shaders into GL programs, once per process for each source.
+
+A shader the driver rejects raises ``CompileError`` with the driver's log, the offending
+source lines, and the path of a file holding the whole source; the GL objects of the
+failed attempt are deleted, so the process goes on working.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+
+from ..ir.errors import CompileError
+
+
+class GlProgram:
+    """A linked compute program and the location of its uniform words ``tf_u``."""
+
+    __slots__ = ("id", "uniform_location")
+
+    def __init__(self, program_id: int, uniform_location: int):
+        self.id = program_id
+        self.uniform_location = uniform_location
+
+
+_cache: dict[str, GlProgram] = {}
+
+
+class CacheStats:
+    """Counters of this process (for tests)."""
+
+    compiles = 0
+    hits = 0
+
+
+def _text(log) -> str:
+    return log.decode(errors="replace") if isinstance(log, bytes) else str(log)
+
+
+def _save_source(source: str, name: str) -> str:
+    directory = os.path.join(tempfile.gettempdir(), "tensorfrost-gl")
+    os.makedirs(directory, exist_ok=True)
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    path = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{digest}.comp")
+    with open(path, "w") as f:
+        f.write(source)
+    return path
+
+
+def _quote_lines(source: str, log: str) -> str:
+    """The source lines a Mesa / NVIDIA style log points at ("0:12(5)" or "0(12)")."""
+    lines = source.splitlines()
+    wanted = sorted({int(m) for m in re.findall(r"\b\d+[:(](\d+)\)?", log) if 0 < int(m) <= len(lines)})
+    return "\n".join(f"{n:5d} | {lines[n - 1]}" for n in wanted[:20])
+
+
+def _fail(stage: str, log: str, source: str, name: str) -> CompileError:
+    path = _save_source(source, name)
+    quoted = _quote_lines(source, log)
+    message = f"the OpenGL driver failed to {stage} the shader of {name} (source in {path}):\n{log.strip()}"
+    if quoted:
+        message += "\n" + quoted
+    return CompileError(message)
+
+
+def compile_program(source: str, name: str) -> GlProgram:
+    """The GL program of a compute shader source (compiled on first use in this process)."""
+    found = _cache.get(source)
+    if found is not None:
+        CacheStats.hits += 1
+        return found
+    from OpenGL import GL as gl  # noqa: N811
+
+    shader = gl.glCreateShader(gl.GL_COMPUTE_SHADER)
+    try:
+        gl.glShaderSource(shader, source)
+        gl.glCompileShader(shader)
+        if not gl.glGetShaderiv(shader, gl.GL_COMPILE_STATUS):
+            raise _fail("compile", _text(gl.glGetShaderInfoLog(shader)), source, name)
+        program = gl.glCreateProgram()
+        gl.glAttachShader(program, shader)
+        gl.glLinkProgram(program)
+        gl.glDetachShader(program, shader)
+        if not gl.glGetProgramiv(program, gl.GL_LINK_STATUS):
+            log = _text(gl.glGetProgramInfoLog(program))
+            gl.glDeleteProgram(program)
+            raise _fail("link", log, source, name)
+    finally:
+        gl.glDeleteShader(shader)
+    compiled = GlProgram(int(program), int(gl.glGetUniformLocation(program, "tf_u")))
+    _cache[source] = compiled
+    CacheStats.compiles += 1
+    return compiled

@@ -1,0 +1,271 @@
+"""Running compiled programs with OpenGL: SSBOs, cached shader programs, the Python host.
+
+Tensors are shader storage buffers of 32-bit words (``GlBuffer``). A program's kernels are
+compiled to GLSL programs when it is built (once per process for a given source); its
+host part runs as generated Python (``host.py``), which calls back into the executable to
+allocate, dispatch, read back and check. Every dispatch is followed by a memory barrier,
+so kernels and host reads see earlier writes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+import numpy as np
+
+from ..ir import dtypes as dt
+from ..ir.errors import RuntimeCheckError, TensorFrostError
+from ..runtime import MAX_ELEMENTS, TensorMemory
+from . import context
+from .glsl import NV_FLOAT_ATOMICS, emit_kernel
+from .host import build_host
+from .programs import compile_program
+from .shader import buffer_order, dispatch_groups
+from .split import split_kernel
+
+MAX_RANK = 8
+MAX_THREADS = 2**32 - 1  # the flat thread index is a 32-bit uint
+_MIN_BYTES = 16  # GL wants non-empty buffers; empty tensors get a few bytes
+_deleted: list = []  # ids of collected buffers, deleted at the next GL call (not inside __del__)
+
+
+def _gl():
+    from OpenGL import GL
+    return GL
+
+
+def _flush_deleted() -> None:
+    if _deleted:
+        ids = list(_deleted)
+        del _deleted[:len(ids)]
+        _gl().glDeleteBuffers(len(ids), np.array(ids, dtype=np.uint32))
+
+
+class GlBuffer:
+    """A shader storage buffer of ``nbytes`` bytes (filled from ``data`` if given)."""
+
+    __slots__ = ("id", "nbytes")
+
+    def __init__(self, nbytes: int, data: np.ndarray | None = None):
+        gl = _gl()
+        _flush_deleted()
+        self.id = 0
+        self.nbytes = int(nbytes)
+        buffer = int(gl.glGenBuffers(1))
+        pointer = data.ctypes.data_as(ctypes.c_void_p) if data is not None and data.nbytes else None
+        try:
+            gl.glBindBuffer(gl.GL_SHADER_STORAGE_BUFFER, buffer)
+            gl.glBufferData(gl.GL_SHADER_STORAGE_BUFFER, max(self.nbytes, _MIN_BYTES), pointer, gl.GL_DYNAMIC_DRAW)
+        except Exception as exc:
+            gl.glDeleteBuffers(1, np.array([buffer], dtype=np.uint32))
+            raise TensorFrostError(f"OpenGL could not allocate a buffer of {self.nbytes} bytes: {exc}") from exc
+        self.id = buffer
+
+    def read(self, out: np.ndarray, offset: int = 0) -> np.ndarray:
+        """Copy ``out.nbytes`` bytes from ``offset`` into ``out`` (a contiguous array)."""
+        if offset < 0 or offset + out.nbytes > self.nbytes:
+            raise TensorFrostError(f"reading {out.nbytes} bytes at {offset} from a buffer of {self.nbytes}")
+        if out.nbytes:
+            gl = _gl()
+            gl.glBindBuffer(gl.GL_SHADER_STORAGE_BUFFER, self.id)
+            # a ctypes pointer: PyOpenGL does not fill a numpy array passed directly
+            gl.glGetBufferSubData(gl.GL_SHADER_STORAGE_BUFFER, offset, out.nbytes,
+                                  out.ctypes.data_as(ctypes.c_void_p))
+        return out
+
+    def release(self) -> None:
+        if self.id:
+            _deleted.append(self.id)
+            self.id = 0
+
+    def __del__(self):
+        self.release()
+
+
+class _Piece:
+    """A shader running a kernel (or, for a split kernel, some of its writes), with its
+    compiled variants: one per way of binding its buffers."""
+
+    def __init__(self, backend: GlBackend, node, keep: set | None):
+        self.backend = backend
+        self.node = node
+        self.keep = keep
+        self.shader = emit_kernel(node, backend.native_float_add, keep=keep)
+        self.variants = {(): (compile_program(self.shader.source, self.shader.name), self.shader.slots)}
+
+    def program(self, parts: dict):
+        """(GL program, slots with their bindings) of the variant binding buffers in ``parts``."""
+        key = tuple(sorted((slot.binding, parts[slot.node]) for slot in self.shader.slots if slot.node in parts))
+        if key not in self.variants:
+            shader = emit_kernel(self.node, self.backend.native_float_add, parts, self.backend.elements_per_part,
+                                 self.keep)
+            program = compile_program(shader.source, f"{self.shader.name} (buffers in parts)")
+            self.variants[key] = (program, shader.slots)
+        return self.variants[key]
+
+
+class _Kernel:
+    """One kernel of a program: its pieces (one unless split) and how to pack its uniforms."""
+
+    def __init__(self, backend: GlBackend, node):
+        self.node = node
+        self.name = node.attrs["name"]
+        self.order = buffer_order(node)
+        pieces = split_kernel(node, backend.limits.max_blocks)
+        self.pieces = [_Piece(backend, node, keep) for keep in (pieces or [None])]
+        kinds = {dt.float32: "f", dt.int32: "i"}
+        self.uniform_kinds = [kinds.get(u.dtype, "u") for u in node.attrs["uniforms"]]
+
+    def pack_uniforms(self, values) -> np.ndarray:
+        words = np.empty(len(values), dtype=np.uint32)
+        views = {"u": words, "i": words.view(np.int32), "f": words.view(np.float32)}
+        for k, (kind, value) in enumerate(zip(self.uniform_kinds, values, strict=True)):
+            views[kind][k] = value
+        return words
+
+
+class GlExecutable:
+    """A program built for OpenGL. Calling it runs the host function; the host function
+    calls back the methods below (``rt.alloc``, ``rt.dispatch``, ...)."""
+
+    def __init__(self, backend: GlBackend, program):
+        self.backend = backend
+        self.program = program
+        kernels = [n for n in program.walk() if n.op.name == "kernel"]
+        self.kernels = [_Kernel(backend, k) for k in kernels]
+        self.kernel_sources = ["\n".join(p.shader.source for p in k.pieces) for k in self.kernels]
+        self.main_source, self.main = build_host(program)
+        self.full_source = "\n".join([*self.kernel_sources, "# ---- host (Python)", self.main_source])
+        self.open_regions = 0
+
+    def __call__(self, memories: list) -> list:
+        context.ensure_current()
+        _flush_deleted()
+        try:
+            with np.errstate(all="ignore"):
+                return list(self.main(self, memories))
+        finally:
+            while self.open_regions:
+                self.region("", False)
+
+    # -- called by the host function ----------------------------------------------------------
+
+    def alloc(self, dims, dtype: dt.DType, label: str) -> TensorMemory:
+        shape = tuple(max(int(d), 0) for d in dims)
+        count = int(np.prod(shape, dtype=np.int64))
+        if count > MAX_ELEMENTS:
+            raise RuntimeCheckError(f"buffer {label} has {count} elements, more than the {MAX_ELEMENTS} a tensor "
+                                    f"can hold")
+        return TensorMemory(shape, dtype, GlBuffer(count * 4), self.backend)
+
+    def free(self, memory: TensorMemory) -> None:
+        memory.storage.release()
+
+    def readback(self, memory: TensorMemory, scalar_type, index=()):
+        """The element at ``index`` (clamped to the shape; element 0 without one)."""
+        flat = 0
+        for i, size in zip(index, memory.shape, strict=False):
+            flat = flat * size + min(max(int(i), 0), max(size - 1, 0))
+        word = memory.storage.read(np.zeros(1, dtype=memory.dtype.storage), flat * 4)[0]
+        return scalar_type(word != 0 if memory.dtype is dt.bool1 else word)
+
+    def region(self, name: str, begin: bool) -> None:
+        gl = _gl()
+        if begin:
+            label = name.encode()
+            gl.glPushDebugGroup(gl.GL_DEBUG_SOURCE_APPLICATION, 0, len(label), label)
+            self.open_regions += 1
+        elif self.open_regions:
+            gl.glPopDebugGroup()
+            self.open_regions -= 1
+
+    @staticmethod
+    def range(begin, end, step):
+        step = int(step)
+        return map(np.int32, range(int(begin), int(end), step)) if step else ()
+
+    @staticmethod
+    def fail(message: str, location, values) -> None:
+        raise RuntimeCheckError(message.format(*values), location)
+
+    def dispatch(self, index: int, buffers, uniforms, grid) -> None:
+        threads = 1
+        for size in grid:
+            threads *= int(size)
+        if threads <= 0:
+            return
+        kernel = self.kernels[index]
+        if threads > MAX_THREADS:
+            raise RuntimeCheckError(f"kernel {kernel.name} has {threads} threads, more than the {MAX_THREADS} "
+                                    "one OpenGL dispatch can index")
+        groups = dispatch_groups(threads, self.backend.max_groups_x) if kernel.node.rank else (1, 1)
+        if groups[1] > self.backend.limits.max_groups[1]:
+            raise RuntimeCheckError(f"kernel {kernel.name}: {threads} threads need more work groups than this "
+                                    "OpenGL driver allows")
+        memories = dict(zip(kernel.order, buffers, strict=True))
+        words = kernel.pack_uniforms(uniforms) if uniforms else None
+        for piece in kernel.pieces:
+            self._dispatch_piece(piece, memories, words, groups)
+
+    def _dispatch_piece(self, piece: _Piece, memories: dict, words, groups) -> None:
+        backend = self.backend
+        part_bytes = backend.elements_per_part * 4
+        parts = {}
+        for slot in piece.shader.slots:
+            count = -(-memories[slot.node].storage.nbytes // part_bytes)
+            if count > 1:
+                parts[slot.node] = count
+        bindings = len(piece.shader.slots) + sum(parts.values()) - len(parts)
+        if bindings > backend.limits.max_blocks:
+            raise RuntimeCheckError(f"kernel {piece.shader.name} needs {bindings} storage buffer bindings, more "
+                                    f"than the {backend.limits.max_blocks} this OpenGL driver allows a shader")
+        program, slots = piece.program(parts)
+        gl = _gl()
+        gl.glUseProgram(program.id)
+        if words is not None:
+            gl.glUniform1uiv(program.uniform_location, len(words), words)
+        for slot in slots:
+            buffer = memories[slot.node].storage
+            count = parts.get(slot.node, 1)
+            if count == 1:
+                gl.glBindBufferBase(gl.GL_SHADER_STORAGE_BUFFER, slot.binding, buffer.id)
+                continue
+            for part in range(count):  # a buffer over the block size limit is bound range by range
+                size = min(part_bytes, buffer.nbytes - part * part_bytes)
+                gl.glBindBufferRange(gl.GL_SHADER_STORAGE_BUFFER, slot.binding + part, buffer.id,
+                                     part * part_bytes, size)
+        gl.glDispatchCompute(groups[0], groups[1], 1)
+        gl.glMemoryBarrier(gl.GL_SHADER_STORAGE_BARRIER_BIT | gl.GL_BUFFER_UPDATE_BARRIER_BIT)
+
+
+class GlBackend:
+    """The ``tf.opengl`` device: tensors in SSBOs, kernels as GLSL compute shaders."""
+
+    name = "opengl"
+
+    def __init__(self):
+        self.limits = context.ensure_context()
+        mode = os.environ.get("TENSORFROST_GL_FLOAT_ATOMICS", "native")
+        self.native_float_add = NV_FLOAT_ATOMICS in self.limits.extensions and mode != "cas"
+        self.max_groups_x = self.limits.max_groups[0]
+        alignment = max(self.limits.offset_alignment, 4)
+        self.elements_per_part = self.limits.max_block_bytes // alignment * alignment // 4
+
+    def upload(self, array: np.ndarray, dtype: dt.DType) -> TensorMemory:
+        if array.ndim > MAX_RANK:
+            raise TensorFrostError(f"tensors have at most {MAX_RANK} axes, got {array.ndim}")
+        if array.size > MAX_ELEMENTS:
+            raise TensorFrostError(f"{array.size} elements is more than the {MAX_ELEMENTS} a tensor can hold")
+        context.ensure_current()
+        words = np.ascontiguousarray(array, dtype=dtype.storage)
+        return TensorMemory(array.shape, dtype, GlBuffer(words.nbytes, words), self)
+
+    def download(self, memory: TensorMemory) -> np.ndarray:
+        context.ensure_current()
+        words = memory.storage.read(np.empty(memory.size, dtype=memory.dtype.storage)).reshape(memory.shape)
+        return words != 0 if memory.dtype is dt.bool1 else words
+
+    def build(self, program) -> GlExecutable:
+        context.ensure_current()
+        return GlExecutable(self, program)

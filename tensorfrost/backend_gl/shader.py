@@ -1,0 +1,310 @@
+"""What GLSL and HLSL kernels share: buffer slots, uniforms, thread indexing, atomics.
+
+A kernel runs one thread per element of its grid, in groups of ``GROUP_SIZE`` threads
+along one axis. The flat thread index is ``(group.y * groups_x + group.x) * GROUP_SIZE +
+local.x``, so a dispatch of more groups than a dimension allows is folded into rows of
+groups (``dispatch_groups``); each grid index is recovered from the flat index by
+division. Buffers are bound written ones first, then read-only ones, each in first-use
+order (``buffer_order``); the host's uniforms (grid dims, loop counters, host scalars) are
+32-bit words ``tf_u[k]`` in the order of the kernel's ``uniforms`` attribute.
+
+A buffer larger than the driver's largest storage block is bound as several ranges
+("parts"); its reads, writes and atomics then go through generated helpers that pick the
+part. Float atomics are native where the language and the driver allow, otherwise a
+compare-and-swap loop on the buffer's 32-bit words.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..emit.clike import BodyEmitter, Lang, identifier
+from ..ir import dtypes as dt
+from ..ir.node import Node, walk
+
+GROUP_SIZE = 256
+_ORDER = ("lt", "le", "gt", "ge")
+
+
+def buffer_order(kernel: Node) -> list:
+    """The kernel's buffers in binding order: written ones, then read-only ones."""
+    buffers, written = kernel.attrs["buffers"], kernel.attrs["written"]
+    return [b for b in buffers if b in written] + [b for b in buffers if b not in written]
+
+
+def dispatch_groups(threads: int, max_x: int) -> tuple[int, int]:
+    """(groups along x, rows of groups along y) covering ``threads`` with the fewest idle groups."""
+    groups = -(-threads // GROUP_SIZE)
+    rows = -(-groups // max_x)
+    return -(-groups // rows), rows
+
+
+def shader_identifier(node: Node) -> str:
+    """A node's name as a shader identifier: GLSL reserves ``gl_`` prefixes and ``__``."""
+    name = re.sub("_{2,}", "_", identifier(node))
+    return "v" + name if name.startswith(("gl_", "_")) else name
+
+
+def local_name(names: dict, node: Node) -> str:
+    """The name of ``node`` in one kernel, numbered within the kernel (not by global node
+    ids) so that equal kernels get equal sources and share one compiled shader."""
+    if node not in names:
+        base = re.sub(r"^buf\d+$", "buf", node.name or "v")  # the memory pass numbers buffers by node id
+        base = re.sub("_{2,}", "_", re.sub(r"\W", "_", base)).strip("_") or "v"
+        if base[0].isdigit() or base.startswith("gl_"):
+            base = "v" + base
+        names[node] = f"{base}_{len(names)}"
+    return names[node]
+
+
+class Slot:
+    """One buffer of a kernel: where it is bound and how its words are read."""
+
+    def __init__(self, node: Node, name: str, binding: int, written: bool, as_words: bool, parts: int):
+        self.node = node
+        self.name = name
+        self.binding = binding  # first binding (a buffer in parts takes one per part)
+        self.written = written
+        self.as_words = as_words  # float data declared as uint for compare-and-swap atomics
+        self.parts = parts
+
+    @property
+    def storage(self) -> str:
+        if self.as_words or self.node.dtype in (dt.uint32, dt.bool1):
+            return "uint"
+        return "int" if self.node.dtype is dt.int32 else "float"
+
+
+class ShaderLang(Lang):
+    """Spelling shared by shader languages; subclasses name the intrinsics."""
+
+    types = {dt.float32: "float", dt.int32: "int", dt.uint32: "uint", dt.bool1: "bool"}
+    storage_types = {dt.float32: "float", dt.int32: "int", dt.uint32: "uint", dt.bool1: "uint"}
+    float_bits = "floatBitsToUint"
+    bits_float = "uintBitsToFloat"
+    atomic_names = {}  # combine -> the native atomic function
+    elements_per_part = 0
+
+    def __init__(self, slots: list, native_float_add: bool):
+        self.slots = {s.name: s for s in slots}
+        self.native_float_add = native_float_add
+        self.helpers: dict[str, str] = {}  # name -> source of the part-choosing helpers
+        self.native_float_atomics = False  # whether a native float atomic was emitted
+
+    # -- plain reads and writes ---------------------------------------------------------------
+
+    def buffer_read(self, buffer: str, index: str, dtype: dt.DType) -> str:
+        slot = self.slots[buffer]
+        word = f"{buffer}[{index}]" if slot.parts == 1 else self._read_helper(slot) + f"({index})"
+        if slot.as_words:
+            return f"{self.bits_float}({word})"
+        return f"({word} != 0u)" if dtype is dt.bool1 else word
+
+    def buffer_write(self, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
+        slot = self.slots[buffer]
+        value = self._encode(slot, value, dtype)
+        if slot.parts == 1:
+            return f"{buffer}[{index}] = {value};"
+        return f"{self._write_helper(slot)}({index}, {value});"
+
+    def _encode(self, slot: Slot, value: str, dtype: dt.DType) -> str:
+        if dtype is dt.bool1:
+            return f"({value} ? 1u : 0u)"
+        return f"{self.float_bits}({value})" if slot.as_words else value
+
+    # -- atomics ------------------------------------------------------------------------------
+
+    def atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
+        slot = self.slots[buffer]
+        if slot.parts == 1:
+            return self.atomic_on_word(combine, slot, f"{buffer}[{index}]", value, dtype)
+        return f"{self._atomic_helper(slot, combine, dtype)}({index}, {value});"
+
+    def atomic_on_word(self, combine: str, slot: Slot, word: str, value: str, dtype: dt.DType) -> str:
+        if dtype is dt.bool1:  # 0/1 words: add and max are or, min is and
+            combine = {"add": "or", "max": "or", "min": "and"}.get(combine, combine)
+            return self.native_atomic(combine, word, f"({value} ? 1u : 0u)")
+        if dtype.is_float and (slot.as_words or combine != "add"):
+            return (f"TF_ATOMIC_CAS({word}, {value}, tf_{combine}, {self.bits_float}, "
+                    f"{self.float_bits})")
+        self.native_float_atomics |= dtype.is_float
+        return self.native_atomic(combine, word, value)
+
+    def native_atomic(self, combine: str, word: str, value: str) -> str:
+        return f"{self.atomic_names[combine]}({word}, {value});"
+
+    # -- buffers bound in parts ----------------------------------------------------------------
+
+    def _part_branches(self, slot: Slot, statement) -> list:
+        size = self.elements_per_part
+        lines = [f"    int tf_p = i / {size};", f"    int tf_j = i - tf_p * {size};"]
+        for part in range(slot.parts):
+            keyword = "if" if part == 0 else "else if"
+            condition = f"{keyword} (tf_p == {part})" if part < slot.parts - 1 else "else"
+            lines.append(f"    {condition} {{ {statement(f'{slot.name}_p{part}[tf_j]')} }}")
+        return lines
+
+    def _read_helper(self, slot: Slot) -> str:
+        name = f"tf_read_{slot.name}"
+        if name not in self.helpers:
+            body = self._part_branches(slot, lambda word: f"return {word};")
+            self.helpers[name] = "\n".join([f"{slot.storage} {name}(int i) {{", *body, "}"])
+        return name
+
+    def _write_helper(self, slot: Slot) -> str:
+        name = f"tf_write_{slot.name}"
+        if name not in self.helpers:
+            body = self._part_branches(slot, lambda word: f"{word} = v;")
+            self.helpers[name] = "\n".join([f"void {name}(int i, {slot.storage} v) {{", *body, "}"])
+        return name
+
+    def _atomic_helper(self, slot: Slot, combine: str, dtype: dt.DType) -> str:
+        name = f"tf_atomic_{combine}_{slot.name}"
+        if name not in self.helpers:
+            body = self._part_branches(slot, lambda word: self.atomic_on_word(combine, slot, word, "v", dtype))
+            self.helpers[name] = "\n".join([f"void {name}(int i, {self.type(dtype)} v) {{", *body, "}"])
+        return name
+
+
+class ShaderBody(BodyEmitter):
+    """Kernel statements with shader identifiers and no ordering of booleans; with
+    ``keep``, only the statements of those nodes (one piece of a split kernel)."""
+
+    keep: set | None = None
+
+    def scope(self, nodes) -> None:
+        super().scope(nodes if self.keep is None else [n for n in nodes if n in self.keep])
+
+    def name(self, node: Node) -> str:
+        if node not in self.names:
+            local_name(self.names, node)
+        return self.names[node]
+
+    def expression(self, node: Node) -> str:
+        if node.op.name in _ORDER and node.args[0].dtype is dt.bool1:  # shaders order no bools
+            args = [f"int({self.value(a)})" for a in node.args]
+            return node.op.spelling(self.lang.name).format(*args)
+        return super().expression(node)
+
+
+def has_float_atomic(kernel: Node, memory: Node, combines) -> bool:
+    return any(n.op.name.startswith("scatter_") and n.args[0] is memory and n.op.combine in combines
+               for n in walk(kernel.body))
+
+
+def make_slots(kernel: Node, names: dict, native_float_add: bool, parts: dict | None = None,
+               keep: set | None = None) -> list:
+    """The kernel's buffers as slots (those the ``keep`` nodes use, if given); ``parts``
+    gives a buffer's part count where above 1."""
+    slots, binding = [], 0
+    cas = ("add", "min", "max") if not native_float_add else ("min", "max")
+    used = None if keep is None else {n.args[0] for n in keep if n.op.kind == "memory" and n.op.name != "set"}
+    for memory in buffer_order(kernel):
+        if used is not None and memory not in used:
+            continue
+        count = (parts or {}).get(memory, 1)
+        as_words = memory.dtype is dt.float32 and has_float_atomic(kernel, memory, cas)
+        name = local_name(names, memory)
+        slots.append(Slot(memory, name, binding, memory in kernel.attrs["written"], as_words, count))
+        binding += count
+    return slots
+
+
+def mutable_nodes(kernel: Node) -> set:
+    """Variables the kernel sets, and uniforms (a host variable must be read by name, not
+    folded as its initial constant)."""
+    return {n.args[0] for n in walk(kernel.body) if n.op.name == "set"} | set(kernel.attrs["uniforms"])
+
+
+# -- the prelude, cut into blocks so that a kernel carries only what it uses ------------------
+
+_DEFINES = re.compile(r"^(?:#define\s+(TF_\w+)|\w+\s+(tf_\w+)\s*\()", re.M)
+_USES = re.compile(r"\b(?:tf|TF)_\w+\b")
+
+
+def prelude_blocks(path: str) -> list:
+    """(defined names, text) of each blank-line-separated block of a prelude file."""
+    with open(path) as f:
+        text = f.read()
+    blocks = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line for line in block.strip().splitlines() if line.strip()]
+        code = "\n".join(lines)
+        defined = {a or b for a, b in _DEFINES.findall(code)}
+        if defined:
+            blocks.append((defined, code))
+    return blocks
+
+
+def select_prelude(blocks: list, code: str) -> str:
+    """The prelude blocks ``code`` uses, with the blocks they use, in file order."""
+    needed = set(_USES.findall(code))
+    chosen = []
+    for defined, text in reversed(blocks):
+        if defined & needed:
+            chosen.append(text)
+            needed |= set(_USES.findall(text))
+    return "\n\n".join(reversed(chosen))
+
+
+def prelude_path(filename: str) -> str:
+    return os.path.join(os.path.dirname(__file__), filename)
+
+
+class KernelShader:
+    """One kernel's emitted source and what its dispatcher needs to know."""
+
+    def __init__(self, kernel: Node, source: str, slots: list, local_size: int):
+        self.kernel = kernel
+        self.index = kernel.attrs["index"]
+        self.name = kernel.attrs["name"]
+        self.source = source
+        self.slots = slots
+        self.uniforms = list(kernel.attrs["uniforms"])
+        self.local_size = local_size
+        self.rank = kernel.rank
+
+
+def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = None) -> tuple[list, list]:
+    """(lines declaring uniforms and thread indices, body lines) of ``main``, indented once."""
+    head = []
+    for k, uniform in enumerate(kernel.attrs["uniforms"]):
+        name = local_name(names, uniform)
+        head.append("    " + lang.declare(uniform.dtype, name, lang.uniform_word(k, uniform.dtype)))
+    rank = kernel.rank
+    grid_vars = [f"i{k}" for k in range(rank)]
+    body = ShaderBody(lang, kernel.shape, grid_vars, "tf_t" if rank else None, names)
+    body.mutable = mutable_nodes(kernel)
+    body.keep = keep
+    if rank:
+        dims = [body.value(d) for d in kernel.shape]
+        count = " * ".join(f"uint({d})" for d in dims)
+        head.append(f"    const uint tf_g = {lang.flat_thread_index()};")
+        head.append(f"    if (tf_g >= {count}) return;")
+        head.append("    uint tf_rest = tf_g;")
+        for k in range(rank - 1, 0, -1):
+            head.append(f"    const int i{k} = int(tf_rest % uint({dims[k]}));")
+            head.append(f"    tf_rest = tf_rest / uint({dims[k]});")
+        head.append("    const int i0 = int(tf_rest);")
+        head.append("    const int tf_t = int(tf_g);")
+    body.depth = 1
+    body.scope(kernel.body.nodes)
+    return head, body.lines
+
+
+def describe(kernel: Node, slots: list, names: dict) -> list:
+    """Comment lines that document a kernel's interface."""
+    grid = ", ".join(names.get(d) or str(d.attrs.get("value", d.label)) for d in kernel.shape)
+    lines = [f"// kernel {kernel.attrs['name']}: one thread per element of [{grid}]"]
+    for slot in slots:
+        access = "read-write" if slot.written else "read-only"
+        parts = f" in {slot.parts} parts" if slot.parts > 1 else ""
+        lines.append(f"// binding {slot.binding}: {slot.name} ({slot.node.dtype.name}, {access}{parts})")
+    for k, uniform in enumerate(kernel.attrs["uniforms"]):
+        lines.append(f"// tf_u[{k}]: {names[uniform]} ({uniform.dtype.name})")
+    return lines
+
+
+def local_size(kernel: Node) -> int:
+    return GROUP_SIZE if kernel.rank else 1

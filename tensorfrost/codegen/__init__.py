@@ -1,1 +1,0 @@
-"""Code generation shared by the backends: the C-family body emitter (C++, GLSL, HLSL)."""

@@ -1,0 +1,126 @@
+"""Codegen mode: ``tf.initialize(tf.codegen, kernel_lang=...)`` compiles programs to source.
+
+Nothing runs. Each compiled program adds a C++ main function (named after the program)
+and its kernels, in the chosen kernel language, to a process-wide list::
+
+    tf.initialize(tf.codegen, kernel_lang=tf.glsl_lang)
+    qr = tf.compile(QRDecomposition)
+    with open("tensorfrost_main.cpp", "w") as f:
+        f.write(tf.get_cpp_header())
+        for function in tf.get_all_generated_main_functions():
+            f.write(function)
+    for k, kernel in enumerate(tf.get_all_generated_kernels()):
+        ...  # kernel k is what the main functions dispatch as kernel k
+
+Main function ``dispatch`` calls number kernels by their position in that list.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..ir import dtypes as dt
+from ..ir.errors import TensorFrostError
+from ..ir.node import Node
+from .cpp_host import MainFunction, cpp_header
+
+_UNIFORM_READ = {dt.float32: "tf_asfloat(tf_uniforms[{}])", dt.int32: "tf_asint(tf_uniforms[{}])",
+                 dt.uint32: "tf_uniforms[{}]", dt.bool1: "(tf_uniforms[{}] != 0u)"}
+
+
+class _Generated:
+    """Everything codegen mode produced in this process."""
+
+    main_functions: list[str] = []
+    kernels: list[str] = []
+    function_names: set[str] = set()
+
+
+def _cpp_dispatch_entry(kernel: Node) -> str:
+    """An ``extern "C"`` adapter calling a C++ kernel with buffers in binding order and
+    uniforms as words, the way a generic dispatcher holds them."""
+    from ..backend_gl.shader import buffer_order
+
+    order = buffer_order(kernel)
+    args = []
+    for buffer in kernel.attrs["buffers"]:
+        storage = "float" if buffer.dtype is dt.float32 else ("int32_t" if buffer.dtype is dt.int32 else "uint32_t")
+        args.append(f"({storage}*)tf_buffers[{order.index(buffer)}]")
+    for k, uniform in enumerate(kernel.attrs["uniforms"]):
+        args.append(_UNIFORM_READ[uniform.dtype].format(k))
+    name = kernel.attrs["name"]
+    return (f'extern "C" void {name}_dispatch(void* const* tf_buffers, const uint32_t* tf_uniforms) {{\n'
+            f"    (void)tf_buffers; (void)tf_uniforms;\n    {name}({', '.join(args)});\n}}")
+
+
+def kernel_sources(program, lang: str) -> list[str]:
+    """The source of every kernel of a compiled program in ``lang`` ('cpp', 'glsl', 'hlsl')."""
+    kernels = [n for n in program.walk() if n.op.name == "kernel"]
+    if lang == "glsl":
+        from ..backend_gl.glsl import emit_kernel
+        return [emit_kernel(k).source for k in kernels]
+    if lang == "hlsl":
+        from ..backend_gl.hlsl import emit_kernel as emit_hlsl
+        return [emit_hlsl(k).source for k in kernels]
+    from ..backend_cpu.emit_cpp import CppProgram
+    sources = CppProgram(program).kernel_sources
+    return [f"{source}\n{_cpp_dispatch_entry(k)}\n" for source, k in zip(sources, kernels, strict=True)]
+
+
+class CodegenExecutable:
+    """A program compiled in codegen mode: its sources; calling it is an error."""
+
+    def __init__(self, program, function_name: str, kernel_offset: int, lang: str):
+        self.name = program.name
+        self.kernel_sources = kernel_sources(program, lang)
+        self.main_source = MainFunction(program, function_name, kernel_offset).source
+        self.full_source = "\n".join([self.main_source, *self.kernel_sources])
+
+    def __call__(self, memories):
+        raise TensorFrostError(f"{self.name} was compiled in codegen mode, which only generates code; "
+                               "tf.initialize(tf.cpu) or tf.initialize(tf.opengl) to run programs")
+
+
+class CodegenBackend:
+    """The ``tf.codegen`` device."""
+
+    name = "codegen"
+
+    def upload(self, array, dtype):
+        raise TensorFrostError("codegen mode holds no tensors: it only generates code (initialize tf.cpu or "
+                               "tf.opengl to run programs)")
+
+    download = upload
+
+    def build(self, program) -> CodegenExecutable:
+        from ..backend import settings
+
+        base = re.sub(r"\W", "_", program.name) or "program"
+        function_name, k = base, 1
+        while function_name in _Generated.function_names:
+            function_name, k = f"{base}_{k}", k + 1
+        if function_name != base:  # kernel names must be unique across the generated code too
+            for node in program.walk():
+                if node.op.name == "kernel":
+                    node.attrs["name"] = f"{function_name}_k{node.attrs['index']}"
+        executable = CodegenExecutable(program, function_name, len(_Generated.kernels), settings.kernel_lang.name)
+        _Generated.function_names.add(function_name)
+        _Generated.main_functions.append(executable.main_source)
+        _Generated.kernels.extend(executable.kernel_sources)
+        return executable
+
+
+def get_cpp_header() -> str:
+    """The C++ header the generated main functions need (helpers and the TFContext API)."""
+    return cpp_header()
+
+
+def get_all_generated_main_functions() -> list[str]:
+    """The C++ main function of every program compiled in codegen mode, in compile order."""
+    return list(_Generated.main_functions)
+
+
+def get_all_generated_kernels() -> list[str]:
+    """The source of every kernel compiled in codegen mode; main functions dispatch kernel
+    ``k`` of this list as ``tf.dispatch(k, ...)``."""
+    return list(_Generated.kernels)

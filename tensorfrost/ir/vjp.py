@@ -1,0 +1,114 @@
+"""Vector-Jacobian products of the structural ops: reductions, scans, views, matmul, and the
+memory ops (loads, stores, scatters, variable updates).
+
+They are attached to the op-table entries (``Op.vjp``) like the elementwise ones in
+ops_math.py. Memory ops act on the autodiff pass's adjoint buffers through ``ad``:
+a load's gradient scatters into its memory's adjoint; a store reads the adjoint at its
+index and clears it (the old value there no longer matters).
+"""
+
+from __future__ import annotations
+
+from . import algorithms as alg
+from .errors import TraceError
+from .ops import OPS
+from .tensor import Tensor
+
+
+def _expand(ad, g: Tensor) -> Tensor:
+    """A reduction's gradient, repeated along the reduced axis (back to the input's shape)."""
+    x = ad.node.args[0]
+    if x.rank == 1:
+        return ad.broadcast_to(g, x.shape)
+    return ad.broadcast_to(alg.unsqueeze(g, ad.node.attrs["axis"]), x.shape)
+
+
+def _vjp_sum(ad, g):
+    return [_expand(ad, g)]
+
+
+def _vjp_prod(ad, g):
+    return [_expand(ad, g * ad.y) / ad.x(0)]
+
+
+def _vjp_extreme(ad, g):
+    """The gradient goes to the elements equal to the result, shared evenly between ties."""
+    x, f = ad.x(0), ad.fn
+    hit = f.float(x == _expand(ad, ad.y))
+    count = alg.sum(hit, axis=ad.node.attrs["axis"])
+    return [_expand(ad, g / count) * hit]
+
+
+def _vjp_prefix_sum(ad, g):
+    axis = ad.node.attrs["axis"]
+    return [alg.reverse(alg.prefix_sum(alg.reverse(g, axis), axis), axis)]
+
+
+def _vjp_matmul(ad, g):
+    a, b = ad.x(0), ad.x(1)
+    return [alg.matmul(g, alg.transpose(b)), alg.matmul(alg.transpose(a), g)]
+
+
+def _vjp_by_scatter(ad, g):
+    """Views whose index map is not one-to-one (split_dim reads padding): scatter back."""
+    return [ad.scatter_view(g)]
+
+
+def _vjp_load(ad, g):
+    ad.scatter_to_memory(ad.node.args[0], g, ad.node.args[1:])
+    return [None] * len(ad.node.args)
+
+
+def _vjp_store(ad, g):
+    memory, index = ad.node.args[0], ad.node.args[2:]
+    grad_value = ad.memory_adjoint(memory, index)
+    ad.clear_memory_adjoint(memory, index)
+    return [None, grad_value] + [None] * len(index)
+
+
+def _vjp_scatter_add(ad, g):
+    memory, index = ad.node.args[0], ad.node.args[2:]
+    return [None, ad.memory_adjoint(memory, index)] + [None] * len(index)
+
+
+def _vjp_scatter_other(ad, g):
+    if ad.needs_gradient(ad.node.args[1]):
+        raise TraceError(f"gradients of {ad.node.op.name} are not defined (the result does not depend "
+                         "smoothly on the values); detach the value with .detach_grad()", ad.node.location)
+    return [None] * len(ad.node.args)
+
+
+def _vjp_set(ad, g):
+    target = ad.node.args[0]
+    grad_value = ad.variable_adjoint(target)
+    ad.clear_variable_adjoint(target)
+    return [None, grad_value]
+
+
+_STRUCTURAL = {
+    "reduce_sum": _vjp_sum,
+    "reduce_prod": _vjp_prod,
+    "reduce_max": _vjp_extreme,
+    "reduce_min": _vjp_extreme,
+    "prefix_sum": _vjp_prefix_sum,
+    "transpose": lambda ad, g: [alg.transpose(g, ad.node.attrs["dim1"], ad.node.attrs["dim2"])],
+    "unsqueeze": lambda ad, g: [alg.squeeze(g, ad.node.attrs["axis"])],
+    "squeeze": lambda ad, g: [alg.unsqueeze(g, ad.node.attrs["axis"])],
+    "reshape": lambda ad, g: [alg.reshape(g, [Tensor(d) for d in ad.node.args[0].shape])],
+    "reverse": lambda ad, g: [alg.reverse(g, ad.node.attrs["axis"])],
+    "repeat": lambda ad, g: [alg.sum(alg.split_dim(g, ad.node.attrs["repeats"], ad.node.attrs["axis"]),
+                                     axis=ad.node.attrs["axis"] + 1)],
+    "split_dim": _vjp_by_scatter,
+    "merge_dim": _vjp_by_scatter,
+    "matmul": _vjp_matmul,
+    "load": _vjp_load,
+    "store": _vjp_store,
+    "scatter_add": _vjp_scatter_add,
+    "scatter_min": _vjp_scatter_other,
+    "scatter_max": _vjp_scatter_other,
+    "set": _vjp_set,
+}
+
+for _name, _vjp in _STRUCTURAL.items():
+    OPS[_name].vjp = _vjp
+del _name, _vjp

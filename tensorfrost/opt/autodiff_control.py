@@ -1,0 +1,350 @@
+"""Autodiff through control flow: loops, ifs, break and continue.
+
+A loop is reversed by *taping* the variables it updates: before each iteration their
+values are stored in a tape indexed by the iteration, so the reverse loop, running the
+iterations backwards, restores them, recomputes the body (its intermediate values), and
+reverses the recomputed body. An if is reversed the same way with one snapshot. Before
+that, ``break``/``continue`` are turned into per-element flags that guard the rest of the
+iteration, so each element's path through the loop is replayed exactly.
+
+Reads of a variable that is updated later are snapshotted where they happen, so every
+vector-Jacobian product sees the value its op saw.
+"""
+
+from __future__ import annotations
+
+from ..ir import dtypes as dt
+from ..ir.builder import current
+from ..ir.errors import TraceError
+from ..ir.mathfn import clamp
+from ..ir.mathfn import max as maximum
+from ..ir.node import Node, Program, Scope, positions, scope_end, walk
+from ..ir.ops import OPS
+from ..ir.tensor import Tensor
+from ..ir.tracing import indices, scatterAdd
+from .analysis import is_write, mutable_nodes
+
+
+def depends_on(program: Program, wrts: list[Node]) -> set[Node]:
+    """Nodes whose value depends on any of ``wrts`` (and writes carrying such values)."""
+    deps = set(wrts)
+    changed = True
+    while changed:
+        changed = False
+        for node in program.walk():
+            if node in deps or node.op.name == "detach":
+                continue
+            if is_write(node):
+                hit = node.args[1] in deps
+                if hit and node.args[0] not in deps:
+                    deps.add(node.args[0])
+                    changed = True
+            elif node.op.name == "load":
+                hit = node.args[0] in deps
+            else:
+                hit = node.dtype is not None and node.dtype.is_float and any(a in deps for a in node.args)
+            if hit:
+                deps.add(node)
+                changed = True
+    return deps
+
+
+# -- preparation of the forward program ------------------------------------------------------------
+
+
+def prepare(program: Program, region: list[Node], wrts: list[Node]) -> None:
+    """Linearize break/continue in loops on the gradient path; snapshot reads of variables
+    that are updated afterwards."""
+    deps = depends_on(program, wrts)
+    for node in [n for top in region for n in _subtree(top)]:
+        if node.op.name == "loop" and any(n in deps for n in walk(node.body)):
+            _linearize(program, node)
+    _snapshot_reads(program, region, depends_on(program, wrts))
+
+
+def _subtree(node: Node):
+    yield node
+    if node.body is not None:
+        yield from walk(node.body)
+
+
+def _make(op: str, args, dtype=None, shape=(), attrs=None) -> Node:
+    return Node(OPS[op], dtype, shape, args, attrs)
+
+
+def _insert_before(anchor: Node, nodes: list[Node]) -> None:
+    scope = anchor.scope
+    for node in nodes:
+        node.scope = scope
+    index = scope.nodes.index(anchor)
+    scope.nodes[index:index] = nodes
+
+
+def _linearize(program: Program, loop: Node) -> None:
+    jumps = [n for n in walk(loop.body) if n.op.name in ("break", "continue") and n.enclosing("loop") is loop]
+    if not jumps:
+        return
+    conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op.name == "if" and _inside(o, loop)]
+    shape = max((c.shape for c in conditions), key=len, default=())
+    active = _make("const", [], dt.bool1, shape, {"value": True})
+    going = _make("const", [], dt.bool1, shape, {"value": True})
+    _insert_before(loop, [active, going])
+    flags = (active, going)
+
+    def transform(nodes: list[Node], scope: Scope) -> list[Node]:
+        out = []
+        for k, node in enumerate(nodes):
+            if node.op.name in ("break", "continue") and node.enclosing("loop") is loop:
+                out.append(_make("set", [active if node.op.name == "break" else going,
+                                         _const(False)], shape=shape))
+            else:
+                if node.op.name == "if":
+                    node.body.set_nodes(transform(node.body.nodes, node.body))
+                out.append(node)
+            if _has_jump(node, loop) and k + 1 < len(nodes):
+                out.extend(_guard(transform(nodes[k + 1:], scope), flags, shape))
+                break
+        for node in out:
+            node.scope = scope
+        return out
+
+    body = transform(loop.body.nodes, loop.body)
+    reset = _make("set", [going, _const(True)], shape=shape)
+    loop.body.set_nodes([reset] + _guard(body, flags, shape))
+
+
+def _const(value: bool) -> Node:
+    return _make("const", [], dt.bool1, (), {"value": value})
+
+
+def _guard(nodes: list[Node], flags, shape) -> list[Node]:
+    both = _make("and", list(flags), dt.bool1, shape)
+    guard = _make("if", [both])
+    guard.body = Scope(guard)
+    guard.body.set_nodes(nodes)
+    return [both, guard]
+
+
+def _has_jump(node: Node, loop: Node) -> bool:
+    return any(n.op.name in ("break", "continue") and n.enclosing("loop") is loop for n in _subtree(node))
+
+
+def _inside(node: Node, loop: Node) -> bool:
+    return any(owner is loop for owner in node.owner_chain())
+
+
+def _snapshot_reads(program: Program, region: list[Node], deps: set[Node]) -> None:
+    mutable = mutable_nodes(program)
+    pos = positions(program)
+    writes: dict[Node, list[int]] = {}
+    for node in program.walk():
+        if is_write(node):
+            writes.setdefault(node.args[0], []).append(pos[node])
+    loops = [(pos[n], scope_end(n, pos)) for top in region for n in _subtree(top) if n.op.name == "loop"]
+    plan = []
+    for top in region:
+        for node in _subtree(top):
+            if node not in deps or is_write(node) or node.op.name in ("load", "loop", "if"):
+                continue
+            for k, arg in enumerate(node.args):
+                if arg in mutable and _written_after(writes.get(arg, []), pos[node], loops):
+                    plan.append((node, k, arg))
+    for node, k, arg in plan:
+        snapshot = _make("copy", [arg], arg.dtype, arg.shape)
+        _insert_before(node, [snapshot])
+        node.args[k] = snapshot
+
+
+def _written_after(write_positions: list[int], at: int, loops) -> bool:
+    if any(w > at for w in write_positions):
+        return True
+    return any(start < at <= end and any(start < w <= end for w in write_positions) for start, end in loops)
+
+
+# -- reversing loops and ifs -----------------------------------------------------------------------
+
+
+def _outer_writes(block: Node):
+    """(variables set, memory written, memory loaded) inside ``block`` but defined outside it."""
+    inside = set(walk(block.body))
+    variables, written, loaded = [], [], []
+    for node in walk(block.body):
+        target = node.args[0] if node.args else None
+        if target is None or target in inside:
+            continue
+        if node.op.name == "set" and target not in variables:
+            variables.append(target)
+        elif is_write(node) and target not in written:
+            written.append(target)
+        elif node.op.name == "load" and target not in loaded:
+            loaded.append(target)
+    return variables, written, loaded
+
+
+def _check_in_place(sweep, block: Node, written, loaded) -> None:
+    for memory in written:
+        if memory in loaded and memory in sweep.depends:
+            where = next(n for n in walk(block.body) if is_write(n) and n.args[0] is memory)
+            raise TraceError(f"'{memory.name or memory.label}' is read and written by index inside a loop or "
+                             "condition that is differentiated; its earlier values would be needed by the "
+                             "gradient. Write the results to a new tensor instead", where.location)
+
+
+def _free_values(sweep, block: Node) -> list[Node]:
+    inside = set(walk(block.body))
+    free = []
+    for node in walk(block.body):
+        for arg in node.args:
+            if arg not in inside and arg not in free and arg in sweep.depends and arg.dtype is not None \
+                    and arg.dtype.is_float and arg.op.name != "loop":
+                free.append(arg)
+    return free
+
+
+def _clone(nodes: list[Node], mapping: dict, builder) -> list[Node]:
+    """Copies of ``nodes`` (with their bodies) emitted at the builder's position."""
+    out = []
+    for node in nodes:
+        copy = Node(node.op, node.dtype, tuple(mapping.get(d, d) for d in node.shape),
+                    [mapping.get(a, a) for a in node.args], node.attrs, name=node.name, location=node.location)
+        builder.emit(copy)
+        mapping[node] = copy
+        out.append(copy)
+        if node.body is not None:
+            copy.body = Scope(copy)
+            with builder.inside(copy.body):
+                _clone(node.body.nodes, mapping, builder)
+    return out
+
+
+def _reverse_body(sweep, block: Node, mapping: dict, local_of: dict) -> None:
+    """Recompute ``block``'s body (with ``mapping``), then reverse the recomputation."""
+    builder = sweep.builder
+    for variable, local in local_of.items():
+        sweep.aliases[local] = variable
+    known = dict(mapping)
+    clones = _clone(block.body.nodes, mapping, builder)
+    for original, copy in mapping.items():
+        if original in sweep.depends and original not in known:
+            sweep.depends.add(copy)
+    for variable, local in local_of.items():
+        if variable in sweep.depends:
+            sweep.depends.add(local)
+    sweep.make_buffers(clones, builder.scope)
+    sweep.reverse(clones)
+    ghosts = {n for top in clones for n in _subtree(top)
+              if is_write(n) and n.op.name != "set" and n.args[0] not in set(mapping.values())}
+    _drop(builder.scope, ghosts)
+
+
+def _drop(scope: Scope, nodes: set) -> None:
+    scope.set_nodes([n for n in scope.nodes if n not in nodes])
+    for node in scope.nodes:
+        if node.body is not None:
+            _drop(node.body, nodes)
+
+
+def reverse_loop(sweep, loop: Node) -> None:
+    begin, end, step = loop.args
+    if any(a.rank for a in loop.args):
+        raise TraceError("gradients through a tf.loop with per-element bounds are not supported", loop.location)
+    variables, written, loaded = _outer_writes(loop)
+    _check_in_place(sweep, loop, written, loaded)
+    builder = sweep.builder
+    # Forward: a tape of each updated variable, one row per iteration.
+    staged: list[Node] = []
+    with builder.inside(loop.scope, staged):
+        count = maximum(-((Tensor(begin) - Tensor(end)) // Tensor(step)), 0)
+        tapes = {v: Tensor(builder.const(0, v.dtype, (count.node,) + v.shape)) for v in variables}
+    _insert_before(loop, staged)
+    record: list[Node] = []
+    with builder.inside(loop.body, record):
+        row = (Tensor(loop) - Tensor(begin)) // Tensor(step)
+        for variable, tape in tapes.items():
+            tape[(row, *_grid(variable))] = Tensor(variable)
+    loop.body.set_nodes(record + loop.body.nodes)
+    # Reverse: iterations backwards, each restoring the tape, recomputing and reversing.
+    for value in _free_values(sweep, loop):
+        sweep.make_buffer(value)
+    reverse = builder.make("loop", [builder.const(0, dt.int32), count.node, builder.const(1, dt.int32)],
+                           dtype=dt.int32, shape=())
+    reverse.body = Scope(reverse)
+    with builder.inside(reverse.body):
+        back = count - 1 - Tensor(reverse)
+        counter = Tensor(begin) + back * Tensor(step)
+        mapping = {loop: counter.node}
+        local_of = {}
+        for variable, tape in tapes.items():
+            local = tape[(back, *_grid(variable))] * 1
+            mapping[variable] = local.node
+            local_of[variable] = local.node
+        skip = set(record)
+        body = [n for n in loop.body.nodes if n not in skip]
+        original = loop.body.nodes
+        loop.body.nodes = body
+        try:
+            _reverse_body(sweep, loop, mapping, local_of)
+        finally:
+            loop.body.nodes = original
+
+
+def reverse_if(sweep, block: Node) -> None:
+    variables, written, loaded = _outer_writes(block)
+    _check_in_place(sweep, block, written, loaded)
+    builder = sweep.builder
+    staged: list[Node] = []
+    with builder.inside(block.scope, staged):
+        snapshots = {v: Tensor(v) * 1 for v in variables}
+    _insert_before(block, staged)
+    for value in _free_values(sweep, block):
+        sweep.make_buffer(value)
+    reverse = builder.make("if", [block.args[0]], shape=())
+    reverse.body = Scope(reverse)
+    with builder.inside(reverse.body):
+        mapping, local_of = {}, {}
+        for variable, snapshot in snapshots.items():
+            local = snapshot * 1
+            mapping[variable] = local.node
+            local_of[variable] = local.node
+        _reverse_body(sweep, block, mapping, local_of)
+
+
+def _grid(node: Node) -> list:
+    return list(indices([Tensor(d) for d in node.shape])) if node.rank else []
+
+
+# -- gradients of index remaps -----------------------------------------------------------------------
+
+
+def scatter_view(node: Node, g: Tensor) -> Tensor:
+    """Gradient of split_dim / merge_dim: each output element's gradient goes to the input
+    element it read (padding reads the last element, so those gradients add up there)."""
+    source = node.args[0]
+    out = list(indices([Tensor(d) for d in node.shape]))
+    axis = node.attrs["axis"]
+    if node.op.name == "split_dim":
+        joined = out[axis] * Tensor(node.shape[axis + 1]) + out[axis + 1]
+        index = out[:axis] + [_clamp_index(joined, source.shape[axis])] + out[axis + 2:]
+    else:
+        inner = Tensor(source.shape[axis])
+        total = Tensor(source.shape[axis - 1]) * inner
+        merged = _clamp_index(out[axis - 1], total.node)
+        index = out[:axis - 1] + [merged // inner, merged % inner] + out[axis:]
+    result = Tensor(current().const(0.0, dt.float32, source.shape))
+    scatterAdd(result[tuple(index)], g)
+    return result
+
+
+def scatter_broadcast(g: Tensor, shape) -> Tensor:
+    """Sum ``g`` into a tensor of ``shape`` whose dims may be 1 at run time (broadcast)."""
+    out = list(indices([Tensor(d) for d in g.node.shape]))
+    offset = len(out) - len(shape)
+    index = [_clamp_index(out[k + offset], dim) for k, dim in enumerate(shape)]
+    result = Tensor(current().const(0.0, dt.float32, tuple(shape)))
+    scatterAdd(result[tuple(index)], g)
+    return result
+
+
+def _clamp_index(index: Tensor, dim) -> Tensor:
+    return clamp(index, 0, Tensor(dim) - 1)
+

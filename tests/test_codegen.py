@@ -1,0 +1,171 @@
+"""Codegen mode: C++ main functions and kernels in C++, GLSL and HLSL for the seed's wave
+and QR programs; the C++ compiles, runs, and the GLSL compiles on the GL driver."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from conftest import gl_unavailable_reason
+
+import tensorfrost as tf
+
+DT = 0.1
+
+
+def WaveEq():
+    u = tf.input([-1, -1], tf.float32)
+    v = tf.input(u.shape, tf.float32)
+    i, j = u.indices
+    laplacian = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - u * 4.0
+    v_new = v + DT * laplacian
+    u_new = u + DT * v_new
+    return [v_new, u_new]
+
+
+def QRDecomposition():  # as in the seed's listing, whose C++ names the tensors A, Q, R
+    A = tf.input([-1, -1], tf.float32)  # noqa: N806
+    m, n = A.shape
+    Q = tf.zeros([m, n])  # noqa: N806
+    R = tf.zeros([n, n])  # noqa: N806
+    j = tf.index(0, [m])
+    with tf.loop(n - 1) as i:
+        R[i, i] = tf.norm(A[j, i])
+        Q[j, i] = A[j, i] / R[i, i]
+        p, k = tf.index_grid([0, i + 1], [m, n])
+        t, = tf.index_grid([i + 1], [n])
+        R[i, t] = tf.sum(Q[p, i] * A[p, k], axis=0)
+        A[p, k] -= Q[p, i] * R[i, k]
+    R[n - 1, n - 1] = tf.norm(A[j, n - 1])
+    Q[j, n - 1] = A[j, n - 1] / R[n - 1, n - 1]
+    return [Q, R]
+
+
+def _generate(lang):
+    """(main functions, kernels) that compiling wave and QR in codegen mode adds."""
+    tf.initialize(tf.codegen, kernel_lang=lang)
+    try:
+        mains, kernels = len(tf.get_all_generated_main_functions()), len(tf.get_all_generated_kernels())
+        wave, qr = tf.compile(WaveEq), tf.compile(QRDecomposition)
+    finally:
+        tf.initialize(tf.cpu)
+    return (tf.get_all_generated_main_functions()[mains:], tf.get_all_generated_kernels()[kernels:], wave, qr)
+
+
+@pytest.mark.parametrize("lang", ["cpp", "glsl", "hlsl"])
+def test_wave_and_qr_generate_main_functions_and_kernels(lang):
+    mains, kernels, wave, qr = _generate(getattr(tf, f"{lang}_lang"))
+    assert len(mains) == 2 and len(kernels) == len(wave.get_kernels()) + len(qr.get_kernels())
+    # a program compiled again in the same process gets a numbered name
+    assert re.match(r"std::tuple<TFTensor, TFTensor> WaveEq(_\d+)?\(TFContext tf, TFTensor u, TFTensor v\)", mains[0])
+    assert re.match(r"std::tuple<TFTensor, TFTensor> QRDecomposition(_\d+)?\(TFContext tf, TFTensor A\)", mains[1])
+    assert "for (int " in mains[1] and "tf.dispatch(" in mains[1]
+    with pytest.raises(tf.TensorFrostError, match="codegen mode"):
+        wave(np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32))
+
+
+def test_kernel_numbers_in_main_functions_index_the_kernel_list():
+    mains, kernels, wave, qr = _generate(tf.glsl_lang)
+    first = len(tf.get_all_generated_kernels()) - len(kernels)
+    assert f"tf.dispatch({first}, " in mains[0]
+    assert f"tf.dispatch({first + len(kernels) - 1}, " in mains[1]
+
+
+def test_hlsl_declares_buffers_uniforms_and_numthreads():
+    _, kernels, _, _ = _generate(tf.hlsl_lang)
+    wave = kernels[0]
+    assert "RWStructuredBuffer<float> v_new_0 : register(u0);" in wave
+    assert "RWStructuredBuffer<float> u_new_1 : register(u1);" in wave
+    assert "StructuredBuffer<float> u_2 : register(t0);" in wave
+    assert "cbuffer tf_uniforms : register(b0)" in wave
+    for kernel in kernels:
+        assert "[numthreads(" in kernel and "void main(uint3 tf_group : SV_GroupID" in kernel
+
+
+@pytest.mark.skipif(gl_unavailable_reason() is not None, reason=f"no OpenGL 4.3 context: {gl_unavailable_reason()}")
+def test_every_generated_glsl_kernel_compiles_on_the_driver():
+    from tensorfrost.backend_gl import context
+    from tensorfrost.backend_gl.programs import compile_program
+    _, kernels, _, _ = _generate(tf.glsl_lang)
+    context.ensure_context()
+    for k, source in enumerate(kernels):
+        assert source.startswith("#version 430")
+        compile_program(source, f"codegen_kernel_{k}")
+
+
+_HARNESS = r"""
+#include <cstdio>
+#include <cstdlib>
+typedef void (*tf_kernel)(void* const*, const uint32_t*);
+static const tf_kernel kernels[] = {@KERNELS@};
+
+// A TFRuntime on the CPU: buffers from calloc, kernels called through their entries.
+struct CpuRuntime : TFRuntime {
+    void* allocate(size_t words, TFType, const char*) override { return std::calloc(words ? words : 1, 4); }
+    void deallocate(void* buffer) override { std::free(buffer); }
+    uint read_word(void* buffer, size_t index) override { return ((uint*)buffer)[index]; }
+    void dispatch(const TFDispatch& d) override {
+        std::vector<void*> buffers;
+        for (const TFTensor& t : d.read_write) buffers.push_back(t.buffer.get());
+        for (const TFTensor& t : d.read_only) buffers.push_back(t.buffer.get());
+        kernels[d.kernel](buffers.data(), d.uniforms.data());
+    }
+};
+
+int main() {
+    CpuRuntime runtime;
+    TFContext tf{&runtime};
+    const uint n = 6, m = 5;
+    TFTensor u = tf.allocate("u", {n, m}, TFType::Float), v = tf.allocate("v", {n, m}, TFType::Float);
+    TFTensor a = tf.allocate("A", {n, m}, TFType::Float);
+    for (uint k = 0; k < n * m; k++) {
+        ((float*)u.buffer.get())[k] = (float)(k % 7) * 0.25f;
+        ((float*)v.buffer.get())[k] = (float)(k % 3) - 1.0f;
+        ((float*)a.buffer.get())[k] = (float)((k * 7) % 11) + (k % m == k / m ? 5.0f : 0.0f);
+    }
+    auto [v_new, u_new] = @WAVE@(tf, u, v);
+    auto [q, r] = @QR@(tf, a);
+    for (const TFTensor* t : {&v_new, &u_new, &q, &r})
+        for (size_t k = 0; k < t->size(); k++) std::printf("%.9g\n", ((float*)t->buffer.get())[k]);
+    return 0;
+}
+"""
+
+
+def _run_inputs(n=6, m=5):
+    k = np.arange(n * m)
+    u = ((k % 7) * 0.25).astype(np.float32).reshape(n, m)
+    v = ((k % 3) - 1.0).astype(np.float32).reshape(n, m)
+    a = (((k * 7) % 11) + np.where(k % m == k // m, 5.0, 0.0)).astype(np.float32).reshape(n, m)
+    return u, v, a
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++ to compile the generated C++")
+def test_cpp_codegen_compiles_and_runs_against_a_cpu_runtime(tmp_path):
+    mains, kernels, _, _ = _generate(tf.cpp_lang)
+    header = tf.get_cpp_header()
+    main_file = tmp_path / "tensorfrost_main.cpp"
+    main_file.write_text(header + "".join(mains))
+    check = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", str(main_file)], capture_output=True,
+                           text=True)
+    assert check.returncode == 0, check.stderr
+
+    names = [source.split('extern "C" void ')[1].split("(")[0] for source in kernels]
+    first = len(tf.get_all_generated_kernels()) - len(kernels)
+    table = ", ".join(["nullptr"] * first + names)  # kernels of earlier programs are not linked here
+    program = tmp_path / "run.cpp"
+    wave_name, qr_name = (re.search(r"(\w+)\(TFContext", main).group(1) for main in mains)
+    harness = _HARNESS.replace("@KERNELS@", table).replace("@WAVE@", wave_name).replace("@QR@", qr_name)
+    program.write_text(header + "".join(kernels) + "".join(mains) + harness)
+    binary = tmp_path / "run"
+    build = subprocess.run(["g++", "-std=c++17", "-O1", "-fopenmp", "-o", str(binary), str(program)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    values = np.array(subprocess.run([str(binary)], capture_output=True, text=True, check=True,
+                                     env=dict(os.environ, OMP_NUM_THREADS="1")).stdout.split(), np.float32)
+    u, v, a = _run_inputs()
+    tf.initialize(tf.cpu)
+    want = [t.numpy.ravel() for t in (*tf.compile(WaveEq)(u, v), *tf.compile(QRDecomposition)(a))]
+    np.testing.assert_allclose(values, np.concatenate(want), rtol=1e-5, atol=1e-5)
