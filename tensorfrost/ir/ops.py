@@ -99,6 +99,10 @@ def _sig_same(op_name, dtypes):
     return _sig_arith(op_name, dtypes)
 
 
+def _sig_identity(op_name, dtypes):
+    return list(dtypes), dtypes[0]
+
+
 def _sig_float(op_name, dtypes):
     return [dt.float32] * len(dtypes), dt.float32
 
@@ -136,7 +140,7 @@ def _sig_uint_to_float(op_name, dtypes):
 
 
 SIGNATURES = {
-    "arith": _sig_arith, "same": _sig_same, "float": _sig_float, "compare": _sig_compare,
+    "arith": _sig_arith, "same": _sig_same, "identity": _sig_identity, "float": _sig_float, "compare": _sig_compare,
     "bitwise": _sig_bitwise, "shift": _sig_shift, "select": _sig_select, "uint": _sig_uint,
     "uint_to_float": _sig_uint_to_float,
 }
@@ -183,7 +187,7 @@ register(Op("input_dim", SOURCE, 1, cost=0.0, doc="the runtime size of axis attr
 register(Op("load", MEMORY, None, cost=128.0, doc="args: memory, *indices; indices are clamped"))
 register(Op("store", MEMORY, None, cost=128.0, pure=False, doc="args: memory, value, *indices"))
 register(Op("set", MEMORY, 2, cost=1.0, pure=False, doc="args: variable, value; replaces the whole value"))
-register(Op("copy", ELEMENTWISE, 1, signature="same", cost=1.0, ref=lambda a: np.array(a, copy=True),
+register(Op("copy", ELEMENTWISE, 1, signature="identity", cost=1.0, ref=lambda a: np.array(a, copy=True),
             emit={"c": "{0}"}, doc="a fresh copy of a value (so that it can be mutated)"))
 
 _SCATTERS = {

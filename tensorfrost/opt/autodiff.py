@@ -83,6 +83,7 @@ class Sweep:
         self.buffers: dict[Node, Tensor] = {}  # adjoint buffers (variables, memory, loop inputs)
         self.aliases: dict[Node, Node] = {}  # recomputed variable -> the variable it stands for
         self.depends = control.depends_on(program, wrts)
+        self.wrts = set(wrts)  # the sweep stops at them: their gradient is the result
         self.mutable = mutable_nodes(program)
 
     # -- adjoints ------------------------------------------------------------------------------
@@ -168,7 +169,8 @@ class Sweep:
             elif is_write(node):
                 if self.resolve(node.args[0]) in self.buffers:
                     self._apply_vjp(node, None)
-            elif node in self.depends and node.dtype is not None and node.dtype.is_float and node.op.vjp:
+            elif node in self.depends and node.dtype is not None and node.dtype.is_float and node.op.vjp \
+                    and node not in self.wrts:
                 grad = self.take(node)
                 if grad is not None:
                     self._apply_vjp(node, grad)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..ir import dtypes as dt
 from ..ir.builder import current
 from ..ir.errors import TraceError
-from ..ir.mathfn import clamp
+from ..ir.mathfn import clamp, copy
 from ..ir.mathfn import max as maximum
 from ..ir.node import Node, Program, Scope, positions, scope_end, walk
 from ..ir.ops import OPS
@@ -275,7 +275,7 @@ def reverse_loop(sweep, loop: Node) -> None:
         mapping = {loop: counter.node}
         local_of = {}
         for variable, tape in tapes.items():
-            local = tape[(back, *_grid(variable))] * 1
+            local = copy(tape[(back, *_grid(variable))])
             mapping[variable] = local.node
             local_of[variable] = local.node
         skip = set(record)
@@ -294,7 +294,7 @@ def reverse_if(sweep, block: Node) -> None:
     builder = sweep.builder
     staged: list[Node] = []
     with builder.inside(block.scope, staged):
-        snapshots = {v: Tensor(v) * 1 for v in variables}
+        snapshots = {v: copy(Tensor(v)) for v in variables}
     _insert_before(block, staged)
     for value in _free_values(sweep, block):
         sweep.make_buffer(value)
@@ -303,7 +303,7 @@ def reverse_if(sweep, block: Node) -> None:
     with builder.inside(reverse.body):
         mapping, local_of = {}, {}
         for variable, snapshot in snapshots.items():
-            local = snapshot * 1
+            local = copy(snapshot)
             mapping[variable] = local.node
             local_of[variable] = local.node
         _reverse_body(sweep, block, mapping, local_of)
