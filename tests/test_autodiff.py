@@ -68,11 +68,15 @@ BINARY = {
     "mod": (lambda a, b: a % b, np.fmod), "min": (tf.min, np.minimum), "max": (tf.max, np.maximum),
     "pow": (tf.pow, np.power), "atan2": (tf.atan2, np.arctan2),
 }
+def _hermite(t):
+    return t * t * (3 - 2 * t)
+
+
 TERNARY = {
     "lerp": (tf.lerp, lambda a, b, t: a + (b - a) * t),
     "fma": (tf.fma, lambda a, b, c: a * b + c),
     "clamp": (tf.clamp, lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi)),
-    "smoothstep": (tf.smoothstep, lambda e0, e1, x: (lambda t: t * t * (3 - 2 * t))(np.clip((x - e0) / (e1 - e0), 0, 1))),
+    "smoothstep": (tf.smoothstep, lambda e0, e1, x: _hermite(np.clip((x - e0) / (e1 - e0), 0, 1))),
     "select": (lambda a, b, c: tf.select(a > 0.0, b, c), lambda a, b, c: np.where(a > 0, b, c)),
 }
 

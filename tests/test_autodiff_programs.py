@@ -3,12 +3,11 @@ second derivatives, and what the backward kernels look like."""
 
 import numpy as np
 import pytest
+from test_autodiff import numeric_gradient
 
 import tensorfrost as tf
 from tensorfrost.ir.trace import trace
 from tensorfrost.opt import autodiff
-
-from test_autodiff import numeric_gradient
 
 
 def test_linear_regression(backend):

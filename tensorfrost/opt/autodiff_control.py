@@ -224,9 +224,9 @@ def _reverse_body(sweep, block: Node, mapping: dict, local_of: dict) -> None:
         sweep.aliases[local] = variable
     known = dict(mapping)
     clones = _clone(block.body.nodes, mapping, builder)
-    for original, copy in mapping.items():
+    for original, clone in mapping.items():
         if original in sweep.depends and original not in known:
-            sweep.depends.add(copy)
+            sweep.depends.add(clone)
     for variable, local in local_of.items():
         if variable in sweep.depends:
             sweep.depends.add(local)
