@@ -21,6 +21,7 @@ from ..ir.errors import CompileError
 
 BASE_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17", "-fwrapv",
               "-fno-math-errno"]
+LIBRARIES = ["-lmvec", "-lm"]  # glibc's vector math (SIMD sin, exp...), then scalar libm
 _COMPILER_ID: str | None = None
 _CPU_ID: str | None = None
 
@@ -88,7 +89,7 @@ def _write_atomic(path: str, data: bytes) -> None:
 def build_library(source: str, name: str, extra_flags: str = "") -> str:
     """The path of a shared library built from ``source`` (from the cache when possible)."""
     flags = BASE_FLAGS + extra_flags.split()
-    key_text = "\n".join([source, " ".join(flags), _compiler_id(), _cpu_id()])
+    key_text = "\n".join([source, " ".join(flags + LIBRARIES), _compiler_id(), _cpu_id()])
     key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
     directory = cache_dir()
     library = os.path.join(directory, f"{name}-{key}.so")
@@ -106,7 +107,8 @@ def build_library(source: str, name: str, extra_flags: str = "") -> str:
     os.close(fd)
     start = time.perf_counter()
     try:
-        result = subprocess.run([compiler(), *flags, "-o", temp, source_path], capture_output=True, text=True)
+        result = subprocess.run([compiler(), *flags, "-o", temp, source_path, *LIBRARIES], capture_output=True,
+                                text=True)
         if result.returncode != 0:
             message = result.stderr.strip()
             if len(message) > 4000:
