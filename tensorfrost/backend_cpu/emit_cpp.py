@@ -10,12 +10,31 @@ from __future__ import annotations
 
 import os
 
-from ..emit.clike import BodyEmitter, Lang, identifier
+from ..emit.clike import BodyEmitter, Lang, identifier, shift_of
 from ..ir.node import Node, Program, walk
+from ..ir.shapes import dims_equal
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
 PARALLEL_THRESHOLD = 8192  # grid elements below which a kernel runs on one thread
 PARALLEL_THRESHOLD_LOOPS = 64  # ... when each element runs a loop
+ROW_CHUNK = 4096  # elements of a 1-D grid a thread runs as one vectorizable row
+
+
+def _inner_offsets(kernel: Node) -> set[int]:
+    """Constant shifts ``c`` of accesses ``memory[..., i + c]`` along the grid's last axis."""
+    last = kernel.rank - 1
+    found = set()
+    for node in walk(kernel.body):
+        if node.op.name not in ("load", "store") and not node.op.name.startswith("scatter_"):
+            continue
+        memory = node.args[0]
+        index = node.args[1:] if node.op.name == "load" else node.args[2:]
+        if not index or not dims_equal(memory.shape[-1], kernel.shape[-1]):
+            continue
+        shift = shift_of(index[-1], kernel.shape, last)
+        if shift:
+            found.add(shift)
+    return found
 
 
 class CppLang(Lang):
@@ -53,44 +72,83 @@ class CppProgram:
     # -- kernels --------------------------------------------------------------------------------
 
     def kernel(self, kernel: Node) -> str:
+        """A kernel as two functions: ``<name>_rows`` runs the last grid axis (for one
+        point of the outer axes, or a chunk of a 1-D grid) and takes its buffers as restrict
+        parameters, which GCC needs to vectorize it (inside OpenMP's outlined function it
+        loses them); ``<name>`` spreads the rows over threads."""
         attrs = kernel.attrs
-        params = []
+        params, args = [], []
         for buffer in attrs["buffers"]:
             qualifier = "" if buffer in attrs["written"] else "const "
             params.append(f"{qualifier}{self.lang.storage_types[buffer.dtype]}* __restrict {self.name(buffer)}")
+            args.append(self.name(buffer))
         for uniform in attrs["uniforms"]:
             params.append(f"const {self.lang.type(uniform.dtype)} {self.name(uniform)}")
-        rank = kernel.rank
-        grid_vars = [f"i{k}" for k in range(rank)]
-        body = BodyEmitter(self.lang, kernel.shape, grid_vars, "tf_t" if rank else None, self.names)
-        body.mutable = self.mutable
-        dims = [body.value(d) for d in kernel.shape]
-        lines = [f"static void {attrs['name']}({', '.join(params)}) {{"]
+            args.append(self.name(uniform))
+        name, rank = attrs["name"], kernel.rank
         if rank == 0:
-            body.depth = 1
+            body = self._body(kernel, 1)
             body.scope(kernel.body.nodes)
-            lines += body.lines
+            return "\n".join([f"static void {name}({', '.join(params)}) {{", *body.lines, "}"])
+        dims = [self._body(kernel, 0).value(d) for d in kernel.shape]
+        outer = [f"i{k}" for k in range(rank - 1)] if rank > 1 else ["tf_start", "tf_stop"]
+        row_params = params + [f"const int32_t {v}" for v in outer]
+        rows = [f"static __attribute__((noinline)) void {name}_rows({', '.join(row_params)}) {{",
+                *self._row_loops(kernel, dims), "}"]
+        has_loops = any(n.op.name == "loop" for n in walk(kernel.body))
+        threshold = PARALLEL_THRESHOLD_LOOPS if has_loops else PARALLEL_THRESHOLD
+        total = " * ".join(f"(long long)({d})" for d in dims)
+        lines = [f"static void {name}({', '.join(params)}) {{"]
+        if rank == 1:
+            chunks = f"({dims[0]} + {ROW_CHUNK - 1}) / {ROW_CHUNK}"
+            lines += [f"    #pragma omp parallel for schedule(static) if ({total} >= {threshold})",
+                      f"    for (int32_t tf_chunk = 0; tf_chunk < {chunks}; tf_chunk++)",
+                      f"        {name}_rows({', '.join(args)}, tf_chunk * {ROW_CHUNK}, "
+                      f"tf_min_index({dims[0]}, (tf_chunk + 1) * {ROW_CHUNK}));"]
         else:
-            has_loops = any(n.op.name == "loop" for n in walk(kernel.body))
-            threshold = PARALLEL_THRESHOLD_LOOPS if has_loops else PARALLEL_THRESHOLD
-            total = " * ".join(f"(long long)({d})" for d in dims)
             collapse = f" collapse({rank - 1})" if rank > 2 else ""
             lines.append(f"    #pragma omp parallel for schedule(static){collapse} if ({total} >= {threshold})")
             for k in range(rank - 1):
-                lines.append("    " * (k + 1) + f"for (int32_t i{k} = 0; i{k} < {dims[k]}; i{k}++) {{")
-            inner = "    " * rank
-            lines.append(inner + f"for (int32_t i{rank - 1} = 0; i{rank - 1} < {dims[-1]}; i{rank - 1}++) {{")
-            flat = "i0"
-            for k in range(1, rank):
-                flat = f"({flat}) * {dims[k]} + i{k}" if k > 1 else f"i0 * {dims[1]} + i1"
-            lines.append(inner + f"    const int32_t tf_t = {flat};")
-            body.depth = rank + 1
+                lines.append("    " * (k + 1) + f"for (int32_t i{k} = 0; i{k} < {dims[k]}; i{k}++)")
+            lines.append("    " * rank + f"{name}_rows({', '.join(args + outer)});")
+        lines.append("}")
+        return "\n".join(rows + lines)
+
+    def _body(self, kernel: Node, depth: int, interior=None) -> BodyEmitter:
+        body = BodyEmitter(self.lang, kernel.shape, [f"i{k}" for k in range(kernel.rank)],
+                           "tf_t" if kernel.rank else None, self.names)
+        body.mutable = self.mutable
+        body.interior = interior
+        body.depth = depth
+        return body
+
+    def _row_loops(self, kernel: Node, dims: list) -> list[str]:
+        """The loop over the last grid axis. When loads are shifted along it (stencils), it is
+        split into borders, where indices are clamped, and an interior, where they cannot
+        leave the buffer, so the interior needs no clamping and vectorizes."""
+        rank = kernel.rank
+        offsets = _inner_offsets(kernel)
+        n, last = dims[-1], f"i{rank - 1}"
+        start, stop = ("tf_start", "tf_stop") if rank == 1 else ("0", n)
+        if offsets:
+            low, high = max(0, -min(offsets)), max(0, max(offsets))
+            ranges = [(start, f"tf_min_index({low}, {stop})", None),
+                      (f"tf_max_index({low}, {start})", f"tf_min_index({n} - {high}, {stop})", (low, high)),
+                      (f"tf_max_index(tf_max_index({low}, {n} - {high}), {start})", stop, None)]
+        else:
+            ranges = [(start, stop, None)]
+        flat = "i0"
+        for k in range(1, rank):
+            flat = f"({flat}) * {dims[k]} + i{k}" if k > 1 else f"i0 * {dims[1]} + i1"
+        lines = []
+        for begin, end, interior in ranges:
+            lines.append(f"    for (int32_t {last} = {begin}; {last} < {end}; {last}++) {{")
+            lines.append(f"        const int32_t tf_t = {flat};")
+            body = self._body(kernel, 2, interior)
             body.scope(kernel.body.nodes)
             lines += body.lines
-            for k in range(rank, 0, -1):
-                lines.append("    " * k + "}")
-        lines.append("}")
-        return "\n".join(lines)
+            lines.append("    }")
+        return lines
 
     # -- host ------------------------------------------------------------------------------------
 

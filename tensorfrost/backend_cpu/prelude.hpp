@@ -73,6 +73,8 @@ struct tf_buffer {
     void reset() { if (data) tf_allocator_in_use.release(data); data = nullptr; }
 };
 
+static inline int32_t tf_min_index(int32_t a, int32_t b) { return a < b ? a : b; }
+static inline int32_t tf_max_index(int32_t a, int32_t b) { return a > b ? a : b; }
 static inline int32_t tf_clamp_index(int32_t i, int32_t n) {
     int32_t hi = n > 0 ? n - 1 : 0;
     return i < 0 ? 0 : (i > hi ? hi : i);

@@ -73,6 +73,20 @@ def identifier(node: Node) -> str:
     return f"{base}_{node.id}"
 
 
+def shift_of(index: Node, grid, axis: int) -> int:
+    """``c`` if ``index`` is ``i + c`` or ``i - c`` for the grid index ``i`` along ``axis``
+    and a constant ``c``, else 0."""
+    if index.op.name not in ("add", "sub") or len(index.args) != 2:
+        return 0
+    base, amount = index.args
+    if not (base.op.name == "dim_id" and base.attrs["axis"] == axis and shapes_equal(base.shape, grid)):
+        return 0
+    value = static_value(amount) if amount.dtype is dt.int32 else None
+    if value is None:
+        return 0
+    return value if index.op.name == "add" else -value
+
+
 class BodyEmitter:
     """Statements for the nodes of a kernel (or host) scope."""
 
@@ -86,7 +100,7 @@ class BodyEmitter:
         self.lines: list[str] = []
         self.depth = 0
         self.mutable: set = set()
-        self.loops: dict[Node, tuple] = {}  # loop node -> (begin, end, step) nodes
+        self.interior = None  # (low, high): the last grid index is in [low, n - high)
 
     # -- names and values -----------------------------------------------------------------------
 
@@ -110,6 +124,10 @@ class BodyEmitter:
     def in_range(self, index: Node, dim: Node) -> bool:
         if index.op.name == "dim_id" and shapes_equal(index.shape, self.grid):
             return dims_equal(self.grid[index.attrs["axis"]], dim)
+        if self.interior is not None and self.grid and dims_equal(self.grid[-1], dim):
+            shift = shift_of(index, self.grid, len(self.grid) - 1)
+            if shift and -self.interior[0] <= shift <= self.interior[1]:
+                return True
         value, size = static_value(index), static_value(dim)
         if value is not None:
             return size is not None and 0 <= value < size
