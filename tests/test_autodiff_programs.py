@@ -277,3 +277,18 @@ def test_in_place_update_outside_loops_is_differentiated(backend):
     x = np.array([0.5, -2.0, 1.5], np.float32)
     # total + sum(3 x^3): gradient 2x + 9x^2
     np.testing.assert_allclose(tf.compile(program)(x).numpy, 2 * x + 9 * x * x, rtol=1e-5)
+
+
+def test_gradient_of_a_reduction_gradient(backend):
+    def program():
+        x = tf.input([-1, -1], tf.float32)
+        energy = tf.sum(tf.sum(x * x, axis=1) ** 2)  # sum_i (sum_j x_ij^2)^2
+        g = tf.grad(energy, x)  # 4 s_i x_ij
+        return tf.grad(tf.sum(g * tf.sin(x)), x)
+
+    def first(x):
+        return 4 * np.sum(x * x, axis=1, keepdims=True) * x
+
+    x = np.random.default_rng(11).uniform(-1, 1, (3, 4)).astype(np.float32)
+    want = numeric_gradient(lambda v: first(v) * np.sin(v), [x], 0)
+    np.testing.assert_allclose(tf.compile(program)(x).numpy, want, rtol=1e-3, atol=1e-4)
