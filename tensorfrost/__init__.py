@@ -12,6 +12,7 @@
     out = step(np.zeros((64, 64), np.float32))
 """
 
+from .ast_frontend import kernel_program, static_range
 from .backend import codegen, cpp_lang, cpu, glsl_lang, hlsl_lang, initialize, interpreter, opengl
 from .backend_gl.renderdoc import renderdoc_end_capture, renderdoc_start_capture
 from .emit.mode import get_all_generated_kernels, get_all_generated_main_functions, get_cpp_header
@@ -116,6 +117,7 @@ from .ir.tracing import (
     scatterXor,
     zeros,
 )
+from .nn import Module, Parameter, ParameterArray, optimizers
 from .program import TensorProgram, compile
 from .runtime import TensorMemory, tensor
 
@@ -123,7 +125,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
-    "compile", "TensorProgram", "Arg", "tensor", "TensorMemory", "Tensor",
+    "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1",
     "TensorFrostError", "TraceError", "ShapeError", "DTypeError", "ArgumentError", "CompileError",
     "RuntimeCheckError",
@@ -138,4 +140,5 @@ __all__ = [
     "rsqrt", "rcp", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
     "pow", "sqr", "min", "max", "clamp", "lerp", "fma", "smoothstep", "select", "copy",
     "float", "int", "uint", "bool", "asfloat", "asint", "asuint", "pcg", "pcgf", "reversebits",
+    "Module", "Parameter", "ParameterArray", "optimizers",
 ]

@@ -65,9 +65,7 @@ class CppProgram:
                                       self.main_source])
 
     def name(self, node: Node) -> str:
-        if node not in self.names:
-            self.names[node] = identifier(node)
-        return self.names[node]
+        return identifier(node, self.names)
 
     # -- kernels --------------------------------------------------------------------------------
 

@@ -41,9 +41,7 @@ class PythonHost:
     # -- names and values ---------------------------------------------------------------------
 
     def name(self, node: Node) -> str:
-        if node not in self.names:
-            self.names[node] = shader_identifier(node)
-        return self.names[node]
+        return shader_identifier(node, self.names)
 
     def value(self, node: Node) -> str:
         if node.op.name == "const" and node not in self.mutable:

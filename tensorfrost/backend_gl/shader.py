@@ -40,9 +40,9 @@ def dispatch_groups(threads: int, max_x: int) -> tuple[int, int]:
     return -(-groups // rows), rows
 
 
-def shader_identifier(node: Node) -> str:
+def shader_identifier(node: Node, names: dict) -> str:
     """A node's name as a shader identifier: GLSL reserves ``gl_`` prefixes and ``__``."""
-    name = re.sub("_{2,}", "_", identifier(node))
+    name = re.sub("_{2,}", "_", identifier(node, names))
     return "v" + name if name.startswith(("gl_", "_")) else name
 
 

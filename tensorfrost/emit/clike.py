@@ -66,11 +66,16 @@ class Lang:
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
 
 
-def identifier(node: Node) -> str:
-    base = _IDENT.sub("_", node.name) if node.name else "v"
-    if base[0].isdigit():
-        base = "v" + base
-    return f"{base}_{node.id}"
+def identifier(node: Node, names: dict) -> str:
+    """The name of ``node`` in generated code: its user name (or ``v``) and a number counted
+    within the program, so that tracing a program again gives the same source (and hits the
+    compile cache). ``names`` holds the names given so far."""
+    if node not in names:
+        base = _IDENT.sub("_", node.name).strip("_") if node.name else "v"
+        if not base or base[0].isdigit():
+            base = "v" + base
+        names[node] = f"{base}_{len(names)}"
+    return names[node]
 
 
 def shift_of(index: Node, grid, axis: int) -> int:
@@ -105,9 +110,7 @@ class BodyEmitter:
     # -- names and values -----------------------------------------------------------------------
 
     def name(self, node: Node) -> str:
-        if node not in self.names:
-            self.names[node] = identifier(node)
-        return self.names[node]
+        return identifier(node, self.names)
 
     def value(self, node: Node) -> str:
         if node.op.name == "const" and node not in self.mutable:

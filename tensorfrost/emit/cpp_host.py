@@ -61,7 +61,8 @@ class MainFunction(BodyEmitter):
         used = set()
         params = []
         for node, label in zip(program.inputs, program.input_names, strict=True):
-            name = label if re.fullmatch(r"[A-Za-z_]\w*", label or "") and label not in used else identifier(node)
+            plain = re.fullmatch(r"[A-Za-z_]\w*", label or "") and label not in used
+            name = label if plain else identifier(node, self.names)
             used.add(name)
             self.names[node] = name
             params.append(f"TFTensor {name}")

@@ -10,8 +10,10 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+import sysconfig
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_STDLIB_DIR = os.path.abspath(sysconfig.get_paths()["stdlib"])
 
 
 class SourceLocation:
@@ -41,12 +43,21 @@ def is_library_file(filename: str) -> bool:
     return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
+def _is_python_internal(filename: str) -> bool:
+    """The standard library (contextlib, functools...): not where a user's line is."""
+    if filename.startswith("<frozen"):
+        return True
+    path = os.path.abspath(filename)
+    return path.startswith(_STDLIB_DIR + os.sep) and "site-packages" not in path
+
+
 def user_location(skip_library: bool = True) -> SourceLocation | None:
-    """The innermost stack frame that belongs to the user's code, not to tensorfrost."""
+    """The innermost stack frame that belongs to the user's code, not to tensorfrost or
+    the standard library."""
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not skip_library or not (is_library_file(filename) or filename.startswith("<frozen")):
+        if not skip_library or not (is_library_file(filename) or _is_python_internal(filename)):
             return SourceLocation(filename, frame.f_lineno, frame.f_code.co_name)
         frame = frame.f_back
     return None

@@ -30,7 +30,7 @@ def widen_variable(builder, node: Node, shape: tuple, location=None) -> None:
                          f"{describe_shape(node.shape)}; only constants (tf.const, tf.zeros) widen", location)
     node.shape = shape
     widened = {node}
-    for other in builder.program.walk():
+    for other in list(builder.program.walk()):  # widening may emit checks into the program
         touched = [a for a in other.args if a in widened]
         if other is node or not touched:
             continue

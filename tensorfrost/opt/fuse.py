@@ -104,12 +104,16 @@ class _Fusion:
         return items
 
     def _fused_shape(self, node: Node, body: list):
-        """The kernel shape a loop/if can run inside, or None if it must stay on the host."""
+        """The kernel shape a loop/if can run inside, or None if it must stay on the host.
+        Host work in the body (scalar arithmetic, loops over variables defined in the body)
+        runs per element inside the kernel; checks, and writes to host variables defined
+        outside, keep the loop on the host."""
         shapes = []
         for item in body:
-            if item[0] == "control":
+            if item[0] == "control" and not self._runs_per_element(item[1], node):
                 return None
-            if item[0] == "host" and (is_write(item[1]) or item[1].op.name in _HOST_BOOKKEEPING):
+            if item[0] == "host" and (item[1].op.name in _HOST_BOOKKEEPING or
+                                      (is_write(item[1]) and not _defined_in(item[1].args[0], node))):
                 return None
             if item[0] == "device":
                 shapes.append(item[2])
@@ -121,8 +125,25 @@ class _Fusion:
         for shape in shapes:
             if shape and not shapes_equal(shape, grid):
                 return None
-        clusters = self.cluster(body)
-        return grid if len(clusters) <= 1 else None
+        clusters = self.cluster([i for i in body if i[0] != "control"])
+        if len(clusters) > 1:
+            return None
+        for item in body:
+            if item[0] == "control":
+                item[1].attrs.pop("_plan", None)
+        return grid
+
+    def _runs_per_element(self, control: Node, outer: Node) -> bool:
+        """A host loop/if inside ``outer`` that only does scalar work on variables of
+        ``outer``'s body, so each element can run it."""
+        for inner in _walk_body(control):
+            if inner.op.name in _HOST_BOOKKEEPING or inner.op.name == "kernel":
+                return False
+            if is_write(inner) and not _defined_in(inner.args[0], outer):
+                return False
+            if inner.dtype is not None and inner not in self.host and inner.rank:
+                return False
+        return True
 
     # -- clustering ---------------------------------------------------------------------------
 
@@ -264,6 +285,10 @@ class _Fusion:
                     raise TraceError("tf.break_loop()/tf.continue_loop() under a per-element condition "
                                      "cannot leave a loop that runs several kernels; restructure the loop so "
                                      "its body fuses into one kernel", inner.location)
+
+
+def _defined_in(node: Node, block: Node) -> bool:
+    return any(owner is block for owner in node.owner_chain())
 
 
 def _orders_host(node: Node) -> bool:

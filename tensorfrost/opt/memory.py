@@ -96,7 +96,7 @@ class _Memory:
         """A buffer for ``node``, allocated before its kernel and written right after the
         node (or, for a "final" variable, at the end of the kernel)."""
         home = self.kernel_of[node]
-        buffer = _make("alloc", dtype=node.dtype, shape=node.shape, name=node.name or f"buf{node.id}")
+        buffer = _make("alloc", dtype=node.dtype, shape=node.shape, name=node.name or "buf")
         self.before.setdefault(home, []).append(buffer)
         store = _make("store", [buffer, node, *self.own_index(home, node)], shape=node.shape)
         if kind == "final":
@@ -159,7 +159,7 @@ class _Memory:
             elif out in self.buffers:
                 outputs.append(self.buffers[out])
             else:  # a host value: store it from a one-thread kernel
-                buffer = _make("alloc", dtype=out.dtype, shape=out.shape, name=out.name or f"out{out.id}")
+                buffer = _make("alloc", dtype=out.dtype, shape=out.shape, name=out.name or "out")
                 kernel = _make("kernel", shape=())
                 kernel.body = Scope(kernel)
                 kernel.body.append(_make("store", [buffer, out], shape=()))

@@ -1,0 +1,285 @@
+"""Optimizers (``tf.optimizers``): modules that hold a model, its training state and the
+update rule, so that one compiled program does a whole training step.
+
+The seed's way: build the model and optimizer inside a program, step, and return the new
+parameters with the loss; outside, pass the optimizer and take the new values back::
+
+    def train_step():
+        X = tf.input([-1, 64], tf.float32)
+        Y = tf.input([-1, 10], tf.float32)
+        opt = tf.optimizers.adam(MLP(), learning_rate=0.001)
+        opt.initialize_input()              # model parameters, then optimizer state
+        loss = opt.step(X, Y)               # minimizes model.loss(X, Y)
+        return opt.parameters() + [loss]
+
+    step = tf.compile(train_step)
+    opt = tf.optimizers.adam(MLP())
+    opt.initialize_parameters(seed=0)
+    out = step(X, Y, opt)                   # opt: model parameters + state, in order
+    opt.update_parameters(out[:-1])
+    loss = out[-1].numpy[0]
+
+The short way, with the same optimizer object and no twin inside the program::
+
+    opt = tf.optimizers.adam(MLP(), learning_rate=0.001)
+    opt.initialize_parameters(seed=0)
+    step = opt.compile_step(tf.Arg([-1, 64], tf.float32), tf.Arg([-1, 10], tf.float32))
+    loss = step(X, Y)                       # updates the model and the state in place
+
+Every optimizer takes ``grad_clip`` (0: off) with ``clip_mode`` (``"value"``, ``"norm"``
+or ``"global_norm"``, see ``tensorfrost.nn.clipping``) and decoupled weight decay ``l1``
+and ``l2`` (see ``tensorfrost.nn.regularizers``). Only float parameters with
+``requires_grad`` are trained; the others are passed through unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import dtypes as dt
+from ..ir.errors import TensorFrostError
+from ..ir.mathfn import sqrt
+from ..ir.tensor import Tensor
+from ..ir.trace import Arg
+from ..ir.tracing import assert_tensor, grad
+from ..runtime import TensorMemory
+from .clipping import check_mode, clip_gradients
+from .module import Module, Parameter, ParameterArray, fill_parameters
+from .program import ModuleProgram, parameter_names
+from .regularizers import decay as weight_decay
+
+__all__ = ["sgd", "adam", "rmsprop", "Optimizer", "SGD", "Adam", "RMSProp", "TrainStep"]
+
+
+class Optimizer(Module):
+    """The shared part of the optimizers: the model (``self.net``), hyperparameters, per-
+    parameter state arrays (named by ``STATE``), a step counter ``t`` when ``COUNTS_STEPS``,
+    and ``step``. A subclass defines ``direction(k, grad, context)``: the update of trained
+    parameter ``k`` before the learning rate, updating its state."""
+
+    STATE: tuple = ()
+    COUNTS_STEPS = False
+
+    def __init__(self, net: Module, learning_rate=0.001, grad_clip=0.0, clip_mode: str = "value",
+                 l1: float = 0.0, l2: float = 0.0, epsilon: float = 1e-8):
+        super().__init__()
+        if not isinstance(net, Module):
+            raise TensorFrostError(f"{type(self).__name__}: expected a tf.Module to optimize, got {type(net).__name__}")
+        self.net = net
+        self.learning_rate = learning_rate
+        self.grad_clip = grad_clip
+        self.clip_mode = check_mode(clip_mode)
+        self.l1, self.l2, self.epsilon = float(l1), float(l2), float(epsilon)
+        self.trained = [(name, p) for name, p in net._walk() if p.trainable]
+        for state in self.STATE:
+            array = ParameterArray()
+            for k, (_, p) in enumerate(self.trained):
+                array[k] = Parameter(p.shape, p.dtype, random_scale=0.0, requires_grad=False)
+            setattr(self, state, array)
+        if self.COUNTS_STEPS:
+            self.t = Parameter([1], dt.float32, random_scale=0.0, requires_grad=False)
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def assert_parameters(self) -> None:
+        """Each state tensor has the shape of the parameter it belongs to."""
+        for state in self.STATE:
+            array = getattr(self, state)
+            for k, (_, p) in enumerate(self.trained):
+                array[k] = assert_tensor(array[k], p.value.shape, p.dtype)
+
+    def initialize_parameters(self, seed=None) -> None:
+        """Outside a program: initialize the model's parameters that have no value yet (a
+        trained or loaded model keeps its values), and start the state from zero."""
+        fill_parameters(self.net._walk(), seed, overwrite=False)
+        self.reset_state()
+
+    def reset_state(self) -> None:
+        """Zero the optimizer state (moments, step count) for the model's current values."""
+        from ..runtime import tensor
+        for state in self.STATE:
+            for k, (_, p) in enumerate(self.trained):
+                value = None if p.value is None else tensor(np.zeros(p.value.shape, np.float32))
+                getattr(self, state)._items[k].value = value
+        if self.COUNTS_STEPS:
+            self.t = tensor(np.zeros(1, np.float32))
+
+    def named_parameters(self) -> list:
+        """As for modules; outside a program, state that is still missing (the model's
+        value was assigned after ``initialize_parameters``) starts at zero first."""
+        from ..runtime import tensor
+        held = [(k, name, p.value) for k, (name, p) in enumerate(self.trained) if isinstance(p.value, TensorMemory)]
+        for state in self.STATE:
+            for k, name, value in held:
+                slot = getattr(self, state)._items[k]
+                if slot.value is None:
+                    slot.value = tensor(np.zeros(value.shape, np.float32))
+                elif isinstance(slot.value, TensorMemory) and slot.value.shape != value.shape:
+                    raise TensorFrostError(f"{type(self).__name__}: the state '{state}' of '{name}' has shape "
+                                           f"{list(slot.value.shape)}, the parameter now {list(value.shape)}; "
+                                           "call reset_state()")
+        if held and self.COUNTS_STEPS and self._members["t"].value is None:
+            self.t = tensor(np.zeros(1, np.float32))
+        return super().named_parameters()
+
+    # -- the step ----------------------------------------------------------------------------------
+
+    def step(self, *args):
+        """Inside a program: one update of every trained parameter. ``step(X, Y, ...)``
+        minimizes ``net.loss(X, Y, ...)``; ``step(loss)`` a loss you computed. Returns the
+        loss. Afterwards ``parameters()`` are the new values to return."""
+        if not args:
+            raise TensorFrostError(f"{type(self).__name__}.step: pass the loss, or the inputs of net.loss")
+        loss = args[0] if len(args) == 1 else self.net.loss(*args)
+        for name, p in self.trained:
+            if not isinstance(p.value, Tensor):
+                raise TensorFrostError(f"{type(self).__name__}.step runs inside a tensor program, after "
+                                       f"initialize_input() (parameter '{name}' is not a program input)")
+        if not self.trained:
+            return loss
+        grads = [grad(loss, p.value) for _, p in self.trained]
+        if isinstance(self.grad_clip, Tensor) or self.grad_clip > 0:
+            grads = clip_gradients(grads, self.grad_clip, self.clip_mode)
+        if self.COUNTS_STEPS:
+            self.t = self.t + 1.0
+        context = self.begin_step()
+        lr = self.learning_rate
+        for k, ((name, p), g) in enumerate(zip(self.trained, grads)):
+            value = p.value
+            new = value - self.direction(k, g, context) * lr
+            decay = weight_decay(value, lr, self.l1, self.l2)
+            p.assign(new if decay is None else new - decay, name)
+        return loss
+
+    def begin_step(self):
+        """Per-step values a subclass needs, computed once before the parameters' updates
+        and passed to ``direction``."""
+        return None
+
+    def direction(self, k: int, g, context):
+        """The update of trained parameter ``k`` from its gradient ``g`` (before the
+        learning rate); updates the parameter's state."""
+        raise NotImplementedError
+
+    def compile_step(self, *args, loss=None, name: str | None = None) -> TrainStep:
+        """Compile a training step that keeps the state in this optimizer. ``args`` are the
+        data inputs' ``tf.Arg``; without ``loss`` the step minimizes ``net.loss(*inputs)``,
+        else ``loss(net, *inputs)``. See ``TrainStep``."""
+        return TrainStep(self, args, loss=loss, name=name)
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent: ``p -= learning_rate * grad``."""
+
+    def direction(self, k, g, context):
+        return g
+
+
+class Adam(Optimizer):
+    """Adam (Kingma and Ba), with bias correction, as ``torch.optim.Adam``::
+
+        t += 1;  m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
+        p -= lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + epsilon)
+    """
+
+    STATE = ("m", "v")
+    COUNTS_STEPS = True
+
+    def __init__(self, net, learning_rate=0.001, beta1: float = 0.9, beta2: float = 0.999, grad_clip=0.0, **options):
+        super().__init__(net, learning_rate, grad_clip, **options)
+        self.beta1, self.beta2 = float(beta1), float(beta2)
+
+    def begin_step(self):
+        t = self.t[0]
+        return 1.0 / (1.0 - self.beta1 ** t), 1.0 / (1.0 - self.beta2 ** t)
+
+    def direction(self, k, g, context):
+        m = self.m[k] * self.beta1 + g * (1.0 - self.beta1)
+        v = self.v[k] * self.beta2 + g * g * (1.0 - self.beta2)
+        self.m[k], self.v[k] = m, v
+        first, second = context
+        return m * first / (sqrt(v * second) + self.epsilon)
+
+
+class RMSProp(Optimizer):
+    """RMSProp: ``v = decay v + (1 - decay) g^2;  p -= lr * g / (sqrt(v) + epsilon)``."""
+
+    STATE = ("v",)
+
+    def __init__(self, net, learning_rate=0.001, decay: float = 0.9, grad_clip=0.0, **options):
+        super().__init__(net, learning_rate, grad_clip, **options)
+        self.decay = float(decay)
+
+    def direction(self, k, g, context):
+        v = self.v[k] * self.decay + g * g * (1.0 - self.decay)
+        self.v[k] = v
+        return g / (sqrt(v) + self.epsilon)
+
+
+def sgd(net: Module, learning_rate=0.001, grad_clip=0.0, **options) -> SGD:
+    """Stochastic gradient descent on ``net``'s parameters (the seed's defaults)::
+
+        opt = tf.optimizers.sgd(model, learning_rate=0.1, grad_clip=1.0)
+
+    ``options``: ``clip_mode`` ("value", "norm", "global_norm"), ``l1``, ``l2`` (decoupled
+    weight decay), ``epsilon``. ``learning_rate`` may be a tensor inside a program.
+    """
+    return SGD(net, learning_rate, grad_clip, **options)
+
+
+def adam(net: Module, learning_rate=0.001, beta1: float = 0.9, beta2: float = 0.999, grad_clip=0.0,
+         **options) -> Adam:
+    """Adam on ``net``'s parameters (the seed's defaults; state ``m``, ``v`` and step ``t``)::
+
+        opt = tf.optimizers.adam(model, learning_rate=0.001, beta1=0.9, beta2=0.999)
+
+    ``options`` as for ``sgd`` (``epsilon`` defaults to 1e-8).
+    """
+    return Adam(net, learning_rate, beta1, beta2, grad_clip, **options)
+
+
+def rmsprop(net: Module, learning_rate=0.001, decay: float = 0.9, grad_clip=0.0, **options) -> RMSProp:
+    """RMSProp on ``net``'s parameters (the seed's defaults; state ``v``)::
+
+        opt = tf.optimizers.rmsprop(model, learning_rate=0.001, decay=0.9)
+
+    ``options`` as for ``sgd``.
+    """
+    return RMSProp(net, learning_rate, decay, grad_clip, **options)
+
+
+class TrainStep(ModuleProgram):
+    """A compiled training step bound to its optimizer (``opt.compile_step(...)``). Each
+    call passes the data, the optimizer's current ``learning_rate`` (so it can change
+    between calls without recompiling; the other hyperparameters are compiled in) and its
+    model and state; it stores the new values in the optimizer and returns the loss::
+
+        step = opt.compile_step(tf.Arg([-1, 64], tf.float32), tf.Arg([-1, 10], tf.float32))
+        for epoch in range(10):
+            opt.learning_rate = 0.001 * 0.9 ** epoch
+            loss = step(X, Y)                # a tf.TensorMemory: loss.numpy[0]
+    """
+
+    def __init__(self, opt: Optimizer, args, loss=None, name: str | None = None):
+        def train_step(o, learning_rate, *inputs):
+            saved = o.learning_rate
+            o.learning_rate = learning_rate[0]
+            try:
+                value = o.step(loss(o.net, *inputs) if loss is not None else o.net.loss(*inputs))
+            finally:
+                o.learning_rate = saved
+            return [*o.parameters(), value]
+
+        names = ["learning_rate", *parameter_names(loss or opt.net.loss, len(args), skip=1 if loss else 0)]
+        label = name or f"{type(opt.net).__name__}_{type(opt).__name__}_step"
+        super().__init__(opt, train_step, (Arg([1], dt.float32), *args), name=label, names=names)
+        self._rate = (None, None)
+
+    def __call__(self, *inputs):
+        opt = self.module
+        if self._rate[0] != opt.learning_rate:
+            from ..runtime import tensor
+            self._rate = (opt.learning_rate, tensor(np.array([opt.learning_rate], np.float32)))
+        out = self.program(self._rate[1], *inputs, opt)
+        opt.update_parameters(out[:-1])
+        return out[-1]
