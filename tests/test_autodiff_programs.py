@@ -292,3 +292,39 @@ def test_gradient_of_a_reduction_gradient(backend):
     x = np.random.default_rng(11).uniform(-1, 1, (3, 4)).astype(np.float32)
     want = numeric_gradient(lambda v: first(v) * np.sin(v), [x], 0)
     np.testing.assert_allclose(tf.compile(program)(x).numpy, want, rtol=1e-3, atol=1e-4)
+
+
+def test_native_control_flow_gradients(backend):
+    """The loop tests above, written with Python control flow (@tf.kernel_program)."""
+    @tf.kernel_program
+    def program(a: tf.Arg([-1], tf.float32), n: tf.Arg([1], tf.int32)):
+        r = tf.ones(a.shape)
+        for _ in range(n[0]):
+            r = r * a
+        y = a * 1.0
+        for _ in range(4):
+            if y < 10.0:
+                y = y * y + 1.0
+        z = a * 1.0
+        for _ in range(10):
+            z = z * 1.5 + tf.sin(z)
+            if z > 5.0:
+                break
+        return [tf.grad(tf.sum(r), a), tf.grad(tf.sum(y), a), tf.grad(tf.sum(z * z), a)]
+
+    def squares(x):
+        for _ in range(4):
+            x = np.where(x < 10, x * x + 1, x)
+        return x
+
+    def breaking(x):
+        alive = np.ones(x.shape, bool)
+        for _ in range(10):
+            x = np.where(alive, x * 1.5 + np.sin(x), x)
+            alive &= ~(x > 5)
+        return x * x
+    a = np.array([0.3, 1.5, 2.0, -1.0], np.float32)
+    power, square, broke = program(a, np.array([5], np.int32))
+    np.testing.assert_allclose(power.numpy, 5 * a.astype(np.float64) ** 4, rtol=1e-5)
+    np.testing.assert_allclose(square.numpy, numeric_gradient(squares, [a], 0), rtol=1e-4)
+    np.testing.assert_allclose(broke.numpy, numeric_gradient(breaking, [a], 0), rtol=1e-3)

@@ -82,7 +82,8 @@ class Sweep:
         self.values: dict[Node, Tensor] = {}  # gradient of a value, summed as a value
         self.buffers: dict[Node, Tensor] = {}  # adjoint buffers (variables, memory, loop inputs)
         self.aliases: dict[Node, Node] = {}  # recomputed variable -> the variable it stands for
-        self.depends = control.depends_on(program, wrts)
+        # Nodes on a path from a wrt to the loss: nothing else needs a gradient.
+        self.depends = control.depends_on(program, wrts) & control.influences(program, loss)
         self.wrts = set(wrts)  # the sweep stops at them: their gradient is the result
         self.mutable = mutable_nodes(program)
 
@@ -202,7 +203,7 @@ def _expand_one(program: Program, placeholder: Node) -> None:
     group = [n for n in scope.nodes if n.op.name == "grad" and n.args[0] is loss]
     position = scope.nodes.index(placeholder)
     region = scope.nodes[:position]
-    control.prepare(program, region, [n.args[1] for n in group])
+    control.prepare(program, region, [n.args[1] for n in group], loss)
     builder = Builder(program, scope)
     backward: list[Node] = []
     with builder.inside(scope, backward), using(builder):

@@ -49,17 +49,37 @@ def depends_on(program: Program, wrts: list[Node]) -> set[Node]:
     return deps
 
 
+def influences(program: Program, loss: Node) -> set[Node]:
+    """Nodes whose value can change ``loss``: its operands, transitively, with the writes to
+    memory it reads and the loops and ifs around them."""
+    need = {loss}
+    nodes = list(program.walk())
+    changed = True
+    while changed:
+        changed = False
+        for node in reversed(nodes):
+            hit = node in need or (is_write(node) and node.args[0] in need) or (
+                node.body is not None and any(n in need for n in walk(node.body)))
+            if not hit:
+                continue
+            for operand in [node, *node.args, *node.owner_chain()]:
+                if operand not in need:
+                    need.add(operand)
+                    changed = True
+    return need
+
+
 # -- preparation of the forward program ------------------------------------------------------------
 
 
-def prepare(program: Program, region: list[Node], wrts: list[Node]) -> None:
+def prepare(program: Program, region: list[Node], wrts: list[Node], loss: Node) -> None:
     """Linearize break/continue in loops on the gradient path; snapshot reads of variables
     that are updated afterwards."""
-    deps = depends_on(program, wrts)
+    deps = depends_on(program, wrts) & influences(program, loss)
     for node in [n for top in region for n in _subtree(top)]:
         if node.op.name == "loop" and any(n in deps for n in walk(node.body)):
             _linearize(program, node)
-    _snapshot_reads(program, region, depends_on(program, wrts))
+    _snapshot_reads(program, region, depends_on(program, wrts) & influences(program, loss))
 
 
 def _subtree(node: Node):
