@@ -15,6 +15,11 @@ from ..runtime import TensorMemory
 from .compiler import build_library
 from .emit_cpp import CppProgram
 
+# OpenMP worker threads spin for a while before sleeping between kernels. GCC's default
+# (300,000 spins, ~0.3 ms) makes them fight the working threads whenever other processes
+# share the cores; ~20 us still catches back-to-back kernels. A user's setting wins.
+os.environ.setdefault("GOMP_SPINCOUNT", "20000")
+
 ffi = FFI()
 ffi.cdef("""
 typedef struct { void* data; int32_t shape[8]; int32_t rank; } tf_arg;
