@@ -19,8 +19,7 @@ import time
 
 from ..ir.errors import CompileError
 
-BASE_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17", "-fwrapv",
-              "-fno-math-errno"]
+BASE_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17", "-fno-math-errno"]
 LIBRARIES = ["-lmvec", "-lm"]  # glibc's vector math (SIMD sin, exp...), then scalar libm
 _COMPILER_ID: str | None = None
 _CPU_ID: str | None = None

@@ -10,14 +10,23 @@ from __future__ import annotations
 
 import os
 
-from ..emit.clike import BodyEmitter, Lang, identifier, shift_of
+from ..emit.clike import BodyEmitter, Lang, identifier, index_arithmetic, shift_of
 from ..ir.node import Node, Program, walk
 from ..ir.shapes import dims_equal
+from . import tiling
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
 PARALLEL_THRESHOLD = 8192  # grid elements below which a kernel runs on one thread
 PARALLEL_THRESHOLD_LOOPS = 64  # ... when each element runs a loop
 ROW_CHUNK = 4096  # elements of a 1-D grid a thread runs as one vectorizable row
+
+
+def _flat(dims: list) -> str:
+    """The row-major flat index of the grid point (i0, i1, ...) in C."""
+    flat = "i0"
+    for k in range(1, len(dims)):
+        flat = f"({flat}) * {dims[k]} + i{k}" if k > 1 else f"i0 * {dims[1]} + i1"
+    return flat
 
 
 def _inner_offsets(kernel: Node) -> set[int]:
@@ -58,6 +67,7 @@ class CppProgram:
         self.lang = CppLang()
         self.names: dict[Node, str] = {}
         self.mutable = _mutable(program)
+        self.bounded = index_arithmetic(program.walk())
         kernels = [n for n in program.walk() if n.op.name == "kernel"]
         self.kernel_sources = [self.kernel(k) for k in kernels]
         self.main_source = self.host()
@@ -89,10 +99,19 @@ class CppProgram:
             body.scope(kernel.body.nodes)
             return "\n".join([f"static void {name}({', '.join(params)}) {{", *body.lines, "}"])
         dims = [self._body(kernel, 0).value(d) for d in kernel.shape]
-        outer = [f"i{k}" for k in range(rank - 1)] if rank > 1 else ["tf_start", "tf_stop"]
+        tiles = tiling.plan(kernel)
+        if rank == 1:
+            outer = ["tf_start", "tf_stop"]
+        elif tiles is not None and tiles.rows > 1:
+            outer = [f"i{k}" for k in range(rank - 2)] + ["tf_lane0"]
+        else:
+            outer = [f"i{k}" for k in range(rank - 1)]
         row_params = params + [f"const int32_t {v}" for v in outer]
-        rows = [f"static __attribute__((noinline)) void {name}_rows({', '.join(row_params)}) {{",
-                *self._row_loops(kernel, dims), "}"]
+        body = self._row_loops(kernel, dims) if tiles is None else tiling.tiled_rows(
+            lambda: tiling.TiledEmitter(self.lang, kernel, tiles, self.names, self.mutable, _flat(dims),
+                                        self.bounded),
+            kernel, tiles, dims)
+        rows = [f"static __attribute__((noinline)) void {name}_rows({', '.join(row_params)}) {{", *body, "}"]
         has_loops = any(n.op.name == "loop" for n in walk(kernel.body))
         threshold = PARALLEL_THRESHOLD_LOOPS if has_loops else PARALLEL_THRESHOLD
         total = " * ".join(f"(long long)({d})" for d in dims)
@@ -106,9 +125,11 @@ class CppProgram:
         else:
             collapse = f" collapse({rank - 1})" if rank > 2 else ""
             lines.append(f"    #pragma omp parallel for schedule(static){collapse} if ({total} >= {threshold})")
-            for k in range(rank - 1):
-                lines.append("    " * (k + 1) + f"for (int32_t i{k} = 0; i{k} < {dims[k]}; i{k}++)")
-            lines.append("    " * rank + f"{name}_rows({', '.join(args + outer)});")
+            for k, variable in enumerate(outer):
+                step, bound = (tiling.LANES, dims[-1]) if variable == "tf_lane0" else (1, dims[k])
+                lines.append("    " * (k + 1) + f"for (int32_t {variable} = 0; {variable} < {bound}; "
+                             f"{variable} += {step})")
+            lines.append("    " * (len(outer) + 1) + f"{name}_rows({', '.join(args + outer)});")
         lines.append("}")
         return "\n".join(rows + lines)
 
@@ -116,6 +137,7 @@ class CppProgram:
         body = BodyEmitter(self.lang, kernel.shape, [f"i{k}" for k in range(kernel.rank)],
                            "tf_t" if kernel.rank else None, self.names)
         body.mutable = self.mutable
+        body.bounded = self.bounded
         body.interior = interior
         body.depth = depth
         return body
@@ -135,9 +157,7 @@ class CppProgram:
                       (f"tf_max_index(tf_max_index({low}, {n} - {high}), {start})", stop, None)]
         else:
             ranges = [(start, stop, None)]
-        flat = "i0"
-        for k in range(1, rank):
-            flat = f"({flat}) * {dims[k]} + i{k}" if k > 1 else f"i0 * {dims[1]} + i1"
+        flat = _flat(dims)
         lines = []
         for begin, end, interior in ranges:
             lines.append(f"    for (int32_t {last} = {begin}; {last} < {end}; {last}++) {{")

@@ -80,6 +80,15 @@ static inline int32_t tf_clamp_index(int32_t i, int32_t n) {
     return i < 0 ? 0 : (i > hi ? hi : i);
 }
 
+// Wrapping int32 arithmetic (as numpy's): signed overflow is undefined in C++, so data
+// values use these; index arithmetic, which cannot overflow, is left plain so that the
+// compiler can analyze addresses (-fwrapv would forbid that everywhere).
+static inline int32_t tf_wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline int32_t tf_wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static inline int32_t tf_wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+static inline int32_t tf_wrap_neg(int32_t a) { return (int32_t)(0u - (uint32_t)a); }
+static inline int32_t tf_wrap_fma(int32_t a, int32_t b, int32_t c) { return tf_wrap_add(tf_wrap_mul(a, b), c); }
+
 // Arithmetic with C semantics made total: x / 0 == 0 and x % 0 == 0 for integers.
 static inline float tf_div(float a, float b) { return a / b; }
 static inline int32_t tf_div(int32_t a, int32_t b) {
@@ -93,7 +102,7 @@ static inline float tf_floordiv(float a, float b) { return std::floor(a / b); }
 static inline int32_t tf_floordiv(int32_t a, int32_t b) {
     if (b == 0) return 0;
     int32_t q = tf_div(a, b);
-    return (b != -1 && a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    return (b != -1 && a % b != 0 && ((a < 0) != (b < 0))) ? tf_wrap_sub(q, 1) : q;
 }
 static inline uint32_t tf_floordiv(uint32_t a, uint32_t b) { return b == 0 ? 0u : a / b; }
 

@@ -78,6 +78,19 @@ def identifier(node: Node, names: dict) -> str:
     return names[node]
 
 
+def index_arithmetic(nodes) -> set:
+    """Integer nodes computed only from grid indices, loop counters, dims and constants:
+    index arithmetic, whose values stay far from overflowing (tensors have < 2**31 elements)."""
+    bounded: set = set()
+    for node in nodes:
+        name = node.op.name
+        if name in ("dim_id", "loop", "input_dim") or (name == "const" and node.dtype is dt.int32):
+            bounded.add(node)
+        elif node.op.kind == "elementwise" and node.dtype is dt.int32 and all(a in bounded for a in node.args):
+            bounded.add(node)
+    return bounded
+
+
 def shift_of(index: Node, grid, axis: int) -> int:
     """``c`` if ``index`` is ``i + c`` or ``i - c`` for the grid index ``i`` along ``axis``
     and a constant ``c``, else 0."""
@@ -106,6 +119,7 @@ class BodyEmitter:
         self.depth = 0
         self.mutable: set = set()
         self.interior = None  # (low, high): the last grid index is in [low, n - high)
+        self.bounded: set = set()  # int nodes of index arithmetic, which cannot overflow
 
     # -- names and values -----------------------------------------------------------------------
 
@@ -171,19 +185,30 @@ class BodyEmitter:
         if handler is not None:
             handler(node)
         elif node.op.kind == "elementwise":
-            self.emit(self.lang.declare(node.dtype, self.name(node), self.expression(node),
-                                        mutable=node in self.mutable))
+            self.define(node, self.expression(node))
         else:
             raise NotImplementedError(f"no {self.lang.name} emitter for op {name}")
 
     def expression(self, node: Node) -> str:
-        """The expression of an elementwise node, spelled as the op table says."""
-        return node.op.spelling(self.lang.name).format(*[self.value(a) for a in node.args])
+        """The expression of an elementwise node, spelled as the op table says (int32 data
+        values in C++ with their wrapping spelling)."""
+        template = node.op.spelling(self.lang.name)
+        if node.dtype is dt.int32 and self.lang.name == "cpp" and "cpp_int_wrap" in node.op.emit \
+                and node not in self.bounded:
+            template = node.op.emit["cpp_int_wrap"]
+        return template.format(*[self.value(a) for a in node.args])
+
+    def define(self, node: Node, expr: str) -> None:
+        """Give ``node`` its value ``expr`` (a declaration; variables are not const)."""
+        self.emit(self.lang.declare(node.dtype, self.name(node), expr, mutable=node in self.mutable))
+
+    def target(self, node: Node) -> str:
+        """How a variable is written to."""
+        return self.name(node)
 
     def stmt_const(self, node: Node) -> None:
         if node in self.mutable:
-            self.emit(self.lang.declare(node.dtype, self.name(node),
-                                        self.lang.literal(node.attrs["value"], node.dtype), mutable=True))
+            self.define(node, self.lang.literal(node.attrs["value"], node.dtype))
 
     def stmt_dim_id(self, node: Node) -> None:
         if not shapes_equal(node.shape, self.grid):
@@ -192,8 +217,7 @@ class BodyEmitter:
     def stmt_load(self, node: Node) -> None:
         memory = node.args[0]
         index = self.flat_index(memory, node.args[1:])
-        expr = self.lang.buffer_read(self.name(memory), index, memory.dtype)
-        self.emit(self.lang.declare(node.dtype, self.name(node), expr))
+        self.define(node, self.lang.buffer_read(self.name(memory), index, memory.dtype))
 
     def stmt_store(self, node: Node) -> None:
         memory = node.args[0]
@@ -207,7 +231,7 @@ class BodyEmitter:
                                    memory.dtype))
 
     def stmt_set(self, node: Node) -> None:
-        self.emit(f"{self.name(node.args[0])} = {self.value(node.args[1])};")
+        self.emit(f"{self.target(node.args[0])} = {self.value(node.args[1])};")
 
     def stmt_loop(self, node: Node) -> None:
         begin, end, step = node.args
@@ -241,5 +265,4 @@ class BodyEmitter:
         self.emit("continue;")
 
     def stmt_copy(self, node: Node) -> None:
-        self.emit(self.lang.declare(node.dtype, self.name(node), self.value(node.args[0]),
-                                    mutable=node in self.mutable))
+        self.define(node, self.value(node.args[0]))

@@ -1,0 +1,207 @@
+"""Lane tiling: kernels whose elements each run a loop (a matmul's sum over k, an n-body
+sum over all bodies) are computed a tile of elements at a time.
+
+Per element, such a loop is scalar: ``for k: acc += A[i, k] * B[k, j]``. Interchanged, a
+tile of ``LANES`` consecutive elements along the last grid axis (times ``ROWS`` along the
+axis before it) steps through the loop together: ``for k: for each lane: acc[lane] += ...``,
+so the lane loop vectorizes and values that do not depend on the lane (``A[i, k]``) are
+loaded once per tile. Values are arrays only where they must survive from one lane loop
+to another (variables, values used across loops); the rest stay scalars.
+
+Only kernels without per-element control flow (if, break, continue) are tiled, and only
+when their loops' bounds are the same for every element of the tile.
+"""
+
+from __future__ import annotations
+
+from ..emit.clike import BodyEmitter, Lang
+from ..ir.node import Node, walk
+from ..ir.shapes import shapes_equal
+
+LANES = 32  # elements along the last grid axis per tile (two AVX-512 vectors of floats)
+ROWS = 8  # elements along the axis before it, sharing the loads that ignore the last axis
+_DIVERGENT = ("if", "break", "continue")
+
+
+class Tiling:
+    """Which values vary with the tile's row ("r") and lane ("l") axes."""
+
+    def __init__(self, kernel: Node, variance: dict):
+        self.kernel = kernel
+        self.variance = variance
+        self.rows = ROWS if kernel.rank >= 2 else 1
+
+
+def plan(kernel: Node) -> Tiling | None:
+    """A tiling for ``kernel``, or None where it would not pay or not be valid."""
+    nodes = list(walk(kernel.body))
+    if kernel.rank == 0 or not any(n.op.name == "loop" for n in nodes):
+        return None
+    if any(n.op.name in _DIVERGENT or n.op.name.startswith("scatter_") for n in nodes):
+        return None
+    grid, last = kernel.shape, kernel.rank - 1
+    axes = {last: "l", last - 1: "r"} if kernel.rank >= 2 else {last: "l"}
+    variance: dict[Node, frozenset] = {}
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            found = set(variance.get(node, ()))
+            if node.op.name == "dim_id" and shapes_equal(node.shape, grid) and node.attrs["axis"] in axes:
+                found.add(axes[node.attrs["axis"]])
+            operands = node.args[1:] if node.op.name in ("load", "store") else node.args
+            for arg in operands:
+                found |= variance.get(arg, frozenset())
+            if found != variance.get(node, frozenset()):
+                variance[node] = frozenset(found)
+                changed = True
+            if node.op.name == "set":
+                target = node.args[0]
+                merged = variance.get(target, frozenset()) | variance.get(node.args[1], frozenset())
+                if merged != variance.get(target, frozenset()):
+                    variance[target] = merged
+                    changed = True
+    if any(variance.get(a) for n in nodes if n.op.name == "loop" for a in n.args):
+        return None  # per-element loop bounds: elements of a tile would run different loops
+    return Tiling(kernel, variance)
+
+
+class TiledEmitter(BodyEmitter):
+    """Emits a tiled kernel body: uniform statements as they are, element statements in
+    lane loops, one per run of statements between loops."""
+
+    def __init__(self, lang: Lang, kernel: Node, tiling: Tiling, names: dict, mutable: set, flat: str,
+                 bounded: set):
+        rank = kernel.rank
+        super().__init__(lang, kernel.shape, [f"i{k}" for k in range(rank)], "tf_t", names)
+        self.mutable = mutable
+        self.bounded = bounded
+        self.tiling = tiling
+        self.flat = flat
+        self.arrays = self._arrays()
+        self.pending: list[Node] = []
+        self.full = False  # a whole tile: loop bounds are constants the compiler unrolls
+
+    def _arrays(self) -> set[Node]:
+        """Element values that must outlive their lane loop: variables, and values used by
+        a statement in another run (another loop body, or after a loop)."""
+        variance = self.tiling.variance
+        run_of: dict[Node, int] = {}
+        counter = [0]
+
+        def assign(nodes):
+            current = None
+            for node in nodes:
+                if node.op.name == "loop":
+                    current = None
+                    counter[0] += 1
+                    assign(node.body.nodes)
+                    counter[0] += 1
+                elif variance.get(node):
+                    if current is None:
+                        counter[0] += 1
+                        current = counter[0]
+                    run_of[node] = current
+                elif node.op.name in ("set", "store"):
+                    current = None
+        assign(self.tiling.kernel.body.nodes)
+        arrays = {n for n in run_of if n in self.mutable}
+        for node in walk(self.tiling.kernel.body):
+            for arg in node.args:
+                if arg in run_of and run_of.get(node) != run_of[arg]:
+                    arrays.add(arg)
+        grid = self.tiling.kernel.shape
+        return {n for n in arrays if not (n.op.name == "dim_id" and shapes_equal(n.shape, grid))}
+
+    def subscript(self, node: Node) -> str:
+        variance = self.tiling.variance.get(node, frozenset())
+        rows = "[tf_r]" if "r" in variance and self.tiling.rows > 1 else ""
+        return rows + ("[tf_l]" if "l" in variance else "")
+
+    def declarations(self) -> list[str]:
+        lines = []
+        for node in sorted(self.arrays, key=lambda n: self.name(n)):
+            variance = self.tiling.variance[node]
+            dims = (f"[{ROWS}]" if "r" in variance and self.tiling.rows > 1 else "") + \
+                (f"[{LANES}]" if "l" in variance else "")
+            lines.append(f"alignas(64) {self.lang.type(node.dtype)} {self.name(node)}{dims};")
+        return lines
+
+    # -- values ----------------------------------------------------------------------------------
+
+    def value(self, node: Node) -> str:
+        if node in self.arrays:
+            return self.name(node) + self.subscript(node)
+        return super().value(node)
+
+    def target(self, node: Node) -> str:
+        return self.value(node)
+
+    def define(self, node: Node, expr: str) -> None:
+        if node in self.arrays:
+            self.emit(f"{self.value(node)} = {expr};")
+        else:
+            super().define(node, expr)
+
+    # -- statements ------------------------------------------------------------------------------
+
+    def scope(self, nodes) -> None:
+        for node in nodes:
+            if node.op.name == "loop":
+                self.flush()
+                self.statement(node)
+            elif self.tiling.variance.get(node):
+                self.pending.append(node)
+            else:
+                if node.op.name in ("set", "store"):
+                    self.flush()
+                self.statement(node)
+        self.flush()
+
+    def flush(self) -> None:
+        """Emit the pending element statements in one lane loop over the tile."""
+        if not self.pending:
+            return
+        rank = self.tiling.kernel.rank
+        last = f"i{rank - 1}"
+        if self.tiling.rows > 1:
+            row = f"i{rank - 2}"
+            self.emit(f"for (int32_t tf_r = 0; tf_r < {ROWS if self.full else 'tf_rows'}; tf_r++) {{")
+            self.depth += 1
+            self.emit(f"const int32_t {row} = tf_row0 + tf_r;")
+        self.emit(f"for (int32_t tf_l = 0; tf_l < {LANES if self.full else 'tf_lanes'}; tf_l++) {{")
+        self.depth += 1
+        self.emit(f"const int32_t {last} = tf_lane0 + tf_l;")
+        self.emit(f"const int32_t tf_t = {self.flat};")
+        nodes, self.pending = self.pending, []
+        for node in nodes:
+            self.statement(node)
+        self.depth -= 1
+        self.emit("}")
+        if self.tiling.rows > 1:
+            self.depth -= 1
+            self.emit("}")
+
+
+def tiled_rows(emitter_factory, kernel: Node, tiling: Tiling, dims: list) -> list[str]:
+    """The body of a tiled row function. With a row axis, it runs one tile of lanes
+    (starting at ``tf_lane0``) down every block of rows, so what the lanes read along the
+    row axis (a matmul's panel of B) stays in cache; on a 1-D grid it runs the tiles of a
+    chunk ``[tf_start, tf_stop)``. Whole tiles get a copy of the body with constant bounds
+    (unrolled, accumulators in registers); the tiles at the edges run the general one."""
+    variants = []
+    for full in (True, False):
+        emitter = emitter_factory()
+        emitter.full = full
+        emitter.depth = 3
+        emitter.scope(kernel.body.nodes)
+        variants.append(["            " + line for line in emitter.declarations()] + emitter.lines)
+    whole = f"tf_lanes == {LANES}" + (f" && tf_rows == {ROWS}" if tiling.rows > 1 else "")
+    body = [f"        if ({whole}) {{", *variants[0], "        } else {", *variants[1], "        }"]
+    if tiling.rows > 1:
+        return [f"    const int32_t tf_lanes = tf_min_index({LANES}, {dims[-1]} - tf_lane0);",
+                f"    for (int32_t tf_row0 = 0; tf_row0 < {dims[-2]}; tf_row0 += {ROWS}) {{",
+                f"        const int32_t tf_rows = tf_min_index({ROWS}, {dims[-2]} - tf_row0);",
+                *body, "    }"]
+    return ["    for (int32_t tf_lane0 = tf_start; tf_lane0 < tf_stop; tf_lane0 += " + f"{LANES}) {{",
+            f"        const int32_t tf_lanes = tf_min_index({LANES}, tf_stop - tf_lane0);", *body, "    }"]
