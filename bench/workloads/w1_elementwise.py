@@ -1,0 +1,135 @@
+"""W1: a chain of elementwise math, y = tanh(sin(x)*2 + exp(-x*x)) * cos(x) + sqrt(abs(x)+1).
+
+64M float32 elements; the metric counts 8 bytes per element (one read, one write). It is
+compute-bound unless the transcendental functions are vectorized (glibc's libmvec).
+
+Taichi kernels need real annotation objects, so this module does not use
+``from __future__ import annotations``.
+"""
+
+import numpy as np
+
+from .. import cbuild
+from ..harness import Target, Workload
+
+
+def inputs(p, rng):
+    return {"x": rng.uniform(-3.0, 3.0, p["n"]).astype(np.float32)}
+
+
+def reference(inp, p):
+    x = inp["x"].astype(np.float64)
+    y = np.tanh(np.sin(x) * 2 + np.exp(-x * x)) * np.cos(x) + np.sqrt(np.abs(x) + 1)
+    return [y.astype(np.float32)]
+
+
+def tensorfrost(inp, p):
+    import tensorfrost as tf
+
+    def w1_chain():
+        x = tf.input([-1], tf.float32)
+        return tf.tanh(tf.sin(x) * 2.0 + tf.exp(-x * x)) * tf.cos(x) + tf.sqrt(tf.abs(x) + 1.0)
+
+    prog = tf.compile(w1_chain)
+    x = tf.tensor(inp["x"])
+    return (lambda: prog(x)), (lambda y: [y.numpy])
+
+
+def c(inp, p):
+    lib = cbuild.library()
+    x = inp["x"]
+    y = np.empty_like(x)
+
+    def run():
+        lib.w1_chain(cbuild.ptr(x), cbuild.ptr(y), x.size)
+        return y
+    return run, (lambda y: [y.copy()])
+
+
+def numpy_impl(inp, p):
+    x = inp["x"]
+
+    def run():
+        return np.tanh(np.sin(x) * 2 + np.exp(-x * x)) * np.cos(x) + np.sqrt(np.abs(x) + 1)
+    return run, (lambda y: [y])
+
+
+def numba_impl(inp, p):
+    import numba
+
+    @numba.njit(parallel=True, fastmath=True, cache=False)
+    def chain(x, y):
+        for i in numba.prange(x.size):
+            v = x[i]
+            y[i] = np.tanh(np.sin(v) * np.float32(2) + np.exp(-v * v)) * np.cos(v) + np.sqrt(np.abs(v) + np.float32(1))
+
+    x = inp["x"]
+
+    def run():
+        y = np.empty_like(x)
+        chain(x, y)
+        return y
+    return run, (lambda y: [y])
+
+
+def _torch_fn(torch):
+    def chain(x):
+        return torch.tanh(torch.sin(x) * 2 + torch.exp(-x * x)) * torch.cos(x) + torch.sqrt(torch.abs(x) + 1)
+    return chain
+
+
+def torch_impl(inp, p, compiled=False):
+    import torch
+    fn = _torch_fn(torch)
+    if compiled:
+        fn = torch.compile(fn)
+    x = torch.from_numpy(inp["x"])
+
+    def run():
+        with torch.no_grad():
+            return fn(x)
+    return run, (lambda y: [y.numpy()])
+
+
+def jax_impl(inp, p):
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def chain(x):
+        return jnp.tanh(jnp.sin(x) * 2 + jnp.exp(-x * x)) * jnp.cos(x) + jnp.sqrt(jnp.abs(x) + 1)
+
+    x = jax.device_put(inp["x"])
+    return (lambda: chain(x).block_until_ready()), (lambda y: [np.asarray(y)])
+
+
+def taichi_impl(inp, p):
+    import taichi as ti
+
+    @ti.kernel
+    def chain(x: ti.types.ndarray(dtype=ti.f32, ndim=1), y: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        for i in x:
+            v = x[i]
+            y[i] = ti.tanh(ti.sin(v) * 2.0 + ti.exp(-v * v)) * ti.cos(v) + ti.sqrt(ti.abs(v) + 1.0)
+
+    x = ti.ndarray(ti.f32, inp["x"].shape)
+    x.from_numpy(inp["x"])
+    y = ti.ndarray(ti.f32, inp["x"].shape)
+
+    def run():
+        chain(x, y)
+        ti.sync()
+        return y
+    return run, (lambda y: [y.to_numpy()])
+
+
+WORKLOAD = Workload(
+    id="W1", title="elementwise chain (tanh, sin, exp, cos, sqrt)", metric="GB/s",
+    sizes={"quick": {"n": 1 << 20}, "full": {"n": 64 << 20}},
+    inputs=inputs, reference=reference,
+    impls={"tensorfrost": tensorfrost, "c": c, "numpy": numpy_impl, "numba": numba_impl, "jax": jax_impl,
+           "torch": torch_impl, "torch.compile": lambda i, p: torch_impl(i, p, compiled=True),
+           "taichi": taichi_impl},
+    work=lambda p: p["n"] * 8 / 1e9, bytes_moved=lambda p: p["n"] * 8, tolerance=1e-4,
+    targets=[Target("c", 0.9, text="at least 90% of the hand-written C")],
+)

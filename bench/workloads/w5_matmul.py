@@ -1,0 +1,151 @@
+"""W5: matrix product of two 2048 x 2048 float32 matrices; the metric is GFLOP/s (2 n^3 flops).
+
+tensorfrost runs it twice: ``A @ B`` and the explicit ``tf.sum(A[i, k] * B[k, j], axis=2)``
+(both should reach the target). numpy, jax and torch call a BLAS (OpenBLAS / Eigen / oneDNN);
+numba and the C are plain loops in i-k-j order; taichi is the plain i-j-k loop. The
+"c (tiled)" row is ``bench/c/matmul_tiled.h``: 80 lines of C tiled for registers and caches,
+to show what a tiled lowering of matmul can reach (it is the "C" of no target).
+
+Taichi kernels need real annotation objects, so no ``from __future__ import annotations``.
+"""
+
+import numpy as np
+
+from .. import cbuild
+from ..harness import Target, Workload
+
+
+def inputs(p, rng):
+    n = p["n"]
+    return {"a": rng.uniform(-1.0, 1.0, (n, n)).astype(np.float32),
+            "b": rng.uniform(-1.0, 1.0, (n, n)).astype(np.float32)}
+
+
+def reference(inp, p):
+    return [inp["a"].astype(np.float64) @ inp["b"].astype(np.float64)]
+
+
+def check(outputs, reference):
+    """Error relative to the scale of a dot product of n terms (|a|,|b| <= 1)."""
+    got, want = np.asarray(outputs[0], np.float64), reference[0]
+    if got.shape != want.shape:
+        raise ValueError(f"shape {got.shape}, expected {want.shape}")
+    return float(np.max(np.abs(got - want)) / np.sqrt(want.shape[0]))
+
+
+def tensorfrost(inp, p, explicit=False):
+    import tensorfrost as tf
+
+    def matmul():
+        a = tf.input([-1, -1], tf.float32)
+        b = tf.input([a.shape[1], -1], tf.float32)
+        return a @ b
+
+    def matmul_sum():
+        a = tf.input([-1, -1], tf.float32)
+        b = tf.input([a.shape[1], -1], tf.float32)
+        i, j, k = tf.indices([a.shape[0], b.shape[1], a.shape[1]])
+        return tf.sum(a[i, k] * b[k, j], axis=2)
+
+    prog = tf.compile(matmul_sum if explicit else matmul)
+    a, b = tf.tensor(inp["a"]), tf.tensor(inp["b"])
+    return (lambda: prog(a, b)), (lambda out: [out.numpy])
+
+
+def c(inp, p, tiled=False):
+    lib = cbuild.library()
+    fn = lib.w5_matmul_tiled if tiled else lib.w5_matmul
+    a, b = inp["a"], inp["b"]
+    out = np.empty((a.shape[0], b.shape[1]), np.float32)
+
+    def run():
+        fn(cbuild.ptr(a), cbuild.ptr(b), cbuild.ptr(out), a.shape[0], a.shape[1], b.shape[1])
+        return out
+    return run, (lambda o: [o.copy()])
+
+
+def numpy_impl(inp, p):
+    return (lambda: inp["a"] @ inp["b"]), (lambda o: [o])
+
+
+def numba_impl(inp, p):
+    import numba
+
+    @numba.njit(parallel=True, fastmath=True, cache=False)
+    def matmul(a, b, out):
+        n, k = a.shape
+        m = b.shape[1]
+        for i in numba.prange(n):
+            for j in range(m):
+                out[i, j] = 0
+            for q in range(k):
+                s = a[i, q]
+                for j in range(m):
+                    out[i, j] += s * b[q, j]
+
+    def run():
+        out = np.empty((inp["a"].shape[0], inp["b"].shape[1]), np.float32)
+        matmul(inp["a"], inp["b"], out)
+        return out
+    return run, (lambda o: [o])
+
+
+def jax_impl(inp, p):
+    import jax
+
+    matmul = jax.jit(lambda a, b: a @ b)
+    a, b = jax.device_put(inp["a"]), jax.device_put(inp["b"])
+    return (lambda: matmul(a, b).block_until_ready()), (lambda o: [np.asarray(o)])
+
+
+def torch_impl(inp, p, compiled=False):
+    import torch
+
+    def matmul(a, b):
+        return a @ b
+
+    if compiled:
+        matmul = torch.compile(matmul)
+    a, b = torch.from_numpy(inp["a"]), torch.from_numpy(inp["b"])
+
+    def run():
+        with torch.no_grad():
+            return matmul(a, b)
+    return run, (lambda o: [o.numpy()])
+
+
+def taichi_impl(inp, p):
+    import taichi as ti
+
+    @ti.kernel
+    def matmul(a: ti.types.ndarray(dtype=ti.f32, ndim=2), b: ti.types.ndarray(dtype=ti.f32, ndim=2),
+               out: ti.types.ndarray(dtype=ti.f32, ndim=2)):
+        for i, j in ti.ndrange(a.shape[0], b.shape[1]):
+            s = 0.0
+            for q in range(a.shape[1]):
+                s += a[i, q] * b[q, j]
+            out[i, j] = s
+
+    a, b = ti.ndarray(ti.f32, inp["a"].shape), ti.ndarray(ti.f32, inp["b"].shape)
+    a.from_numpy(inp["a"])
+    b.from_numpy(inp["b"])
+    out = ti.ndarray(ti.f32, (inp["a"].shape[0], inp["b"].shape[1]))
+
+    def run():
+        matmul(a, b, out)
+        ti.sync()
+        return out
+    return run, (lambda o: [o.to_numpy()])
+
+
+WORKLOAD = Workload(
+    id="W5", title="matmul 2048^2 x 2048^2", metric="GFLOP/s",
+    sizes={"quick": {"n": 256}, "full": {"n": 2048}},
+    inputs=inputs, reference=reference, check=check, tolerance=1e-4,
+    impls={"tensorfrost": tensorfrost, "tensorfrost (sum)": lambda i, p: tensorfrost(i, p, explicit=True),
+           "c": c, "c (tiled)": lambda i, p: c(i, p, tiled=True), "numpy": numpy_impl, "numba": numba_impl,
+           "jax": jax_impl, "torch": torch_impl,
+           "torch.compile": lambda i, p: torch_impl(i, p, compiled=True), "taichi": taichi_impl},
+    work=lambda p: 2 * p["n"] ** 3 / 1e9,
+    targets=[Target("peer", 0.4, peers=("numpy",), text="at least 40% of numpy (OpenBLAS)")],
+)

@@ -1,0 +1,130 @@
+"""W7: row sums of an 8192 x 8192 float32 matrix (256 MB); the metric is GB/s of the input.
+
+Bandwidth-bound: the target is 90% of the STREAM triad measured in the same run.
+
+Taichi kernels need real annotation objects, so no ``from __future__ import annotations``.
+"""
+
+import numpy as np
+
+from .. import cbuild
+from ..harness import Target, Workload
+
+
+def inputs(p, rng):
+    return {"a": rng.uniform(-1.0, 1.0, (p["n"], p["m"])).astype(np.float32)}
+
+
+def reference(inp, p):
+    return [inp["a"].astype(np.float64).sum(axis=1)]
+
+
+def check(outputs, reference):
+    """Error relative to sqrt(m), the size of a sum of m terms of |x| <= 1 with random signs."""
+    got, want = np.asarray(outputs[0], np.float64), reference[0]
+    if got.shape != want.shape:
+        raise ValueError(f"shape {got.shape}, expected {want.shape}")
+    return float(np.max(np.abs(got - want)) / np.sqrt(want.size))
+
+
+def tensorfrost(inp, p):
+    import tensorfrost as tf
+
+    def row_sum():
+        a = tf.input([-1, -1], tf.float32)
+        return tf.sum(a, axis=1)
+
+    prog = tf.compile(row_sum)
+    a = tf.tensor(inp["a"])
+    return (lambda: prog(a)), (lambda out: [out.numpy])
+
+
+def c(inp, p):
+    lib = cbuild.library()
+    a = inp["a"]
+    out = np.empty(a.shape[0], np.float32)
+
+    def run():
+        lib.w7_row_sum(cbuild.ptr(a), cbuild.ptr(out), *a.shape)
+        return out
+    return run, (lambda o: [o.copy()])
+
+
+def numpy_impl(inp, p):
+    return (lambda: inp["a"].sum(axis=1)), (lambda o: [o])
+
+
+def numba_impl(inp, p):
+    import numba
+
+    @numba.njit(parallel=True, fastmath=True, cache=False)
+    def row_sum(a, out):
+        for i in numba.prange(a.shape[0]):
+            s = np.float32(0)
+            for j in range(a.shape[1]):
+                s += a[i, j]
+            out[i] = s
+
+    def run():
+        out = np.empty(inp["a"].shape[0], np.float32)
+        row_sum(inp["a"], out)
+        return out
+    return run, (lambda o: [o])
+
+
+def jax_impl(inp, p):
+    import jax
+
+    row_sum = jax.jit(lambda a: a.sum(axis=1))
+    a = jax.device_put(inp["a"])
+    return (lambda: row_sum(a).block_until_ready()), (lambda o: [np.asarray(o)])
+
+
+def torch_impl(inp, p, compiled=False):
+    import torch
+
+    def row_sum(a):
+        return a.sum(dim=1)
+
+    if compiled:
+        row_sum = torch.compile(row_sum)
+    a = torch.from_numpy(inp["a"])
+
+    def run():
+        with torch.no_grad():
+            return row_sum(a)
+    return run, (lambda o: [o.numpy()])
+
+
+def taichi_impl(inp, p):
+    import taichi as ti
+
+    @ti.kernel
+    def row_sum(a: ti.types.ndarray(dtype=ti.f32, ndim=2), out: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        for i in range(a.shape[0]):
+            s = 0.0
+            for j in range(a.shape[1]):
+                s += a[i, j]
+            out[i] = s
+
+    a = ti.ndarray(ti.f32, inp["a"].shape)
+    a.from_numpy(inp["a"])
+    out = ti.ndarray(ti.f32, inp["a"].shape[0])
+
+    def run():
+        row_sum(a, out)
+        ti.sync()
+        return out
+    return run, (lambda o: [o.to_numpy()])
+
+
+WORKLOAD = Workload(
+    id="W7", title="row sum of 8192 x 8192", metric="GB/s",
+    sizes={"quick": {"n": 1024, "m": 1024}, "full": {"n": 8192, "m": 8192}},
+    inputs=inputs, reference=reference, check=check, tolerance=1e-5,
+    impls={"tensorfrost": tensorfrost, "c": c, "numpy": numpy_impl, "numba": numba_impl, "jax": jax_impl,
+           "torch": torch_impl, "torch.compile": lambda i, p: torch_impl(i, p, compiled=True),
+           "taichi": taichi_impl},
+    work=lambda p: p["n"] * p["m"] * 4 / 1e9, bytes_moved=lambda p: p["n"] * p["m"] * 4,
+    targets=[Target("stream", 0.9, text="at least 90% of the STREAM triad")],
+)

@@ -1,0 +1,76 @@
+"""The benchmark harness of ``bench/`` (issue 7), in its quick sizes.
+
+Every workload's tensorfrost result must agree with numpy. Nothing here looks at timings,
+and nothing needs the optional peers (numba, jax, torch, taichi): only tensorfrost and
+numpy run.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO not in sys.path:
+    sys.path.insert(0, REPO)
+
+import tensorfrost as tf  # noqa: E402
+from bench import harness, report  # noqa: E402
+from bench.workloads import all_workloads  # noqa: E402
+
+WORKLOADS = all_workloads()
+
+
+def _quiet(*args):
+    pass
+
+
+def test_every_workload_of_the_issue_is_there():
+    assert list(WORKLOADS) == ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "C1", "C2"]
+
+
+@pytest.mark.parametrize("wid", list(WORKLOADS))
+def test_tensorfrost_matches_numpy(wid):
+    results = harness.run_workload(WORKLOADS[wid], quick=True, impls=["tensorfrost"], log=_quiet)
+    assert results, f"{wid} produced no tensorfrost row"
+    for r in results:
+        assert r.impl.startswith("tensorfrost")
+        if r.status == "n/a":
+            # W6 waits for tf.Module / tf.optimizers; once they exist it must run.
+            assert wid == "W6" and not (hasattr(tf, "Module") and hasattr(tf, "optimizers")), r.message
+            continue
+        assert r.status == "ok", f"{wid} {r.impl}: {r.status}: {r.message}\n{r.detail}"
+        assert r.error is not None and r.error <= (WORKLOADS[wid].tolerance if wid != "C1" else 1e-3)
+        assert r.metric is not None and r.metric > 0
+
+
+def test_numpy_peer_and_report(tmp_path):
+    """A numpy row beside tensorfrost gets its ratio, and the report files are written."""
+    workload = WORKLOADS["C2"]
+    results = harness.run_workload(workload, quick=True, impls=["tensorfrost", "numpy"], log=_quiet)
+    assert [r.status for r in results] == ["ok", "ok"]
+    harness.annotate(results, WORKLOADS, stream_gbs=None)
+    numpy_row = next(r for r in results if r.impl == "numpy")
+    assert numpy_row.vs_best_library == pytest.approx(1.0)
+    table = report.text_table(results)
+    assert "tensorfrost" in table and "numpy" in table
+    meta = {"date": "today", "cpu": "cpu", "cores": 2, "memory_gib": 1, "threads": 2, "commit": "x"}
+    targets = report.evaluate_targets(results, {"C2": workload}, None)
+    report.write_json(str(tmp_path / "r.json"), meta, results, targets)
+    report.write_markdown(str(tmp_path / "r.md"), meta, results, targets)
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert {r["impl"] for r in data["results"]} == {"tensorfrost", "numpy"}
+    assert "| C2 |" in (tmp_path / "r.md").read_text()
+
+
+def test_command_line_quick_run(tmp_path):
+    """``python -m bench --quick`` on one workload exits 0 and writes its JSON."""
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-m", "bench", "--quick", "--only", "W7", "--impls", "tensorfrost,numpy",
+                          "--no-stream", "--out", str(tmp_path)], cwd=REPO, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert [r["status"] for r in data["results"]] == ["ok", "ok"]
