@@ -21,6 +21,35 @@ PARALLEL_THRESHOLD_LOOPS = 64  # ... when each element runs a loop
 ROW_CHUNK = 4096  # elements of a 1-D grid a thread runs as one vectorizable row
 
 
+_OMP_REDUCTIONS = {"add": "+", "mul": "*", "and": "&", "or": "|", "xor": "^"}
+
+
+def _reduction_vars(loop: Node, mutable: set) -> dict:
+    """{OpenMP operator: [variables]} if ``loop`` does nothing but accumulate variables
+    defined outside it (``acc = acc + x``); else {}."""
+    body = list(walk(loop.body))
+    if any(n.op.name in ("loop", "if", "break", "continue", "store") or n.op.name.startswith("scatter_")
+           for n in body):
+        return {}
+    inside = set(body)
+    found: dict = {}
+    for node in body:
+        if node.op.name != "set":
+            continue
+        variable, value = node.args
+        if variable in inside or value.op.name not in _OMP_REDUCTIONS or variable not in value.args:
+            return {}
+        if value.op.name != "add" and variable.dtype.is_float and value.op.name != "mul":
+            return {}
+        uses = [n for n in body if variable in n.args]
+        if any(n is not value and n is not node for n in uses):
+            return {}
+        found.setdefault(_OMP_REDUCTIONS[value.op.name], []).append(variable)
+    if any(n in mutable and n in inside for n in body):
+        return {}
+    return found
+
+
 def _flat(dims: list) -> str:
     """The row-major flat index of the grid point (i0, i1, ...) in C."""
     flat = "i0"
@@ -139,8 +168,21 @@ class CppProgram:
         body.mutable = self.mutable
         body.bounded = self.bounded
         body.interior = interior
+        body.loop_pragmas = self.simd_pragmas(kernel)
         body.depth = depth
         return body
+
+    def simd_pragmas(self, kernel: Node) -> dict:
+        """``#pragma omp simd reduction`` for loops that only accumulate (a row sum, a dot
+        product): their iterations then run in SIMD lanes, summed in a different order."""
+        pragmas = {}
+        for loop in (n for n in walk(kernel.body) if n.op.name == "loop"):
+            reductions = _reduction_vars(loop, self.mutable)
+            if reductions:
+                clauses = " ".join(f"reduction({op}:{', '.join(self.name(v) for v in vs)})"
+                                   for op, vs in sorted(reductions.items()))
+                pragmas[loop] = f"#pragma omp simd {clauses}"
+        return pragmas
 
     def _row_loops(self, kernel: Node, dims: list) -> list[str]:
         """The loop over the last grid axis. When loads are shifted along it (stencils), it is

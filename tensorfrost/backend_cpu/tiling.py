@@ -63,7 +63,37 @@ def plan(kernel: Node) -> Tiling | None:
                     changed = True
     if any(variance.get(a) for n in nodes if n.op.name == "loop" for a in n.args):
         return None  # per-element loop bounds: elements of a tile would run different loops
+    if _gathers_across_lanes(kernel, variance):
+        return None  # lanes would read far apart; vectorize the loops themselves instead
     return Tiling(kernel, variance)
+
+
+def _gathers_across_lanes(kernel: Node, variance: dict) -> bool:
+    """True if a load inside a loop, that changes with the loop's counter, reads elements
+    of neighbouring lanes that are not neighbours in memory (a row sum's X[i, k], a
+    transposed matrix): tiling would turn it into gathers."""
+    for loop in (n for n in walk(kernel.body) if n.op.name == "loop"):
+        for node in walk(loop.body):
+            if node.op.name != "load" or "l" not in variance.get(node, ()):
+                continue
+            if not _depends_on(node, loop):
+                continue
+            index = node.args[1:]
+            last_is_lane = index and index[-1].op.name == "dim_id" and \
+                index[-1].attrs["axis"] == kernel.rank - 1 and shapes_equal(index[-1].shape, kernel.shape)
+            if not last_is_lane or any("l" in variance.get(i, ()) for i in index[:-1]):
+                return True
+    return False
+
+
+def _depends_on(node: Node, source: Node, _seen=None) -> bool:
+    seen = _seen if _seen is not None else set()
+    if node is source:
+        return True
+    if node in seen:
+        return False
+    seen.add(node)
+    return any(_depends_on(a, source, seen) for a in node.args)
 
 
 class TiledEmitter(BodyEmitter):

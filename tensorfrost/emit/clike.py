@@ -120,6 +120,7 @@ class BodyEmitter:
         self.mutable: set = set()
         self.interior = None  # (low, high): the last grid index is in [low, n - high)
         self.bounded: set = set()  # int nodes of index arithmetic, which cannot overflow
+        self.loop_pragmas: dict = {}  # loop node -> a line emitted before it (#pragma ...)
 
     # -- names and values -----------------------------------------------------------------------
 
@@ -245,6 +246,8 @@ class BodyEmitter:
             st = self.value(step)
             cond = f"({st} > 0 ? {counter} < {self.value(end)} : ({st} < 0 && {counter} > {self.value(end)}))"
         int_type = self.lang.type(dt.int32)
+        if node in self.loop_pragmas:
+            self.emit(self.loop_pragmas[node])
         self.emit(f"for ({int_type} {counter} = {self.value(begin)}; {cond}; {counter} += {self.value(step)}) {{")
         self.block(node)
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, Scope, users_map
 from ..ir.ops import ELEMENTWISE, MATMUL, REDUCTION, SCAN, VIEW
-from ..ir.shapes import shapes_equal
+from ..ir.shapes import shapes_equal, static_value
 from .analysis import MutationInfo, is_memory
 from .reindex import Reindexer
 from .rewrite import Rebuilder
+
+UNROLL_LIMIT = 8  # reductions over constant axes this short become expressions, not loops
 
 
 class _Lowering:
@@ -106,6 +108,9 @@ class _Lowering:
     def reduction(self, node: Node) -> Node:
         x = node.args[0]
         axis = node.attrs["axis"]
+        length = static_value(x.shape[axis])
+        if length is not None and 0 < length <= UNROLL_LIMIT:
+            return self.unrolled_reduction(node, length)
         acc = self.variable(self.identity(node), node.dtype, node.shape)
         grid = self.rx.grid(node.shape) if x.rank > 1 else []
         loop = self.counted_loop(x.shape[axis])
@@ -113,6 +118,17 @@ class _Lowering:
             value = self.rx.value_at(x, grid[:axis] + [loop] + grid[axis:])
             self.accumulate(acc, node.op.combine, value)
         return acc
+
+    def unrolled_reduction(self, node: Node, length: int) -> Node:
+        """A reduction over a short constant axis as an expression (x[0] + x[1] + x[2]): a
+        plain value, which consumers of another shape can recompute instead of loading."""
+        x, axis = node.args[0], node.attrs["axis"]
+        grid = self.rx.grid(node.shape) if x.rank > 1 else []
+        result = None
+        for k in range(length):
+            term = self.rx.value_at(x, grid[:axis] + [self.b.const(k, dt.int32)] + grid[axis:])
+            result = term if result is None else self.b.elementwise(node.op.combine, [result, term])
+        return result
 
     def scan(self, node: Node) -> Node:
         x = node.args[0]

@@ -13,7 +13,21 @@ import time
 from ..ir.errors import TensorFrostError
 from ..ir.node import Program
 from ..ir.printer import format_program
-from . import autodiff, cse, dce, finalize, fuse, grid, liveness, lower, memory, protect_inputs, recompute, simplify
+from . import (
+    autodiff,
+    cse,
+    dce,
+    finalize,
+    fuse,
+    grid,
+    liveness,
+    lower,
+    memory,
+    merge_loops,
+    protect_inputs,
+    recompute,
+    simplify,
+)
 
 PASSES = [
     ("autodiff", autodiff.run),
@@ -22,6 +36,7 @@ PASSES = [
     ("cse", cse.run),
     ("dce", dce.run),
     ("lower", lower.run),
+    ("merge_loops", merge_loops.run),
     ("simplify_lowered", simplify.run),
     ("cse_lowered", cse.run),
     ("dce_lowered", dce.run),
