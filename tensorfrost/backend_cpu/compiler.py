@@ -20,6 +20,7 @@ import time
 from ..ir.errors import CompileError
 
 BASE_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17", "-fno-math-errno"]
+C_FLAGS = ["-O2", "-fPIC", "-shared", "-pthread", "-x", "c"]
 LIBRARIES = ["-lmvec", "-lm"]  # glibc's vector math (SIMD sin, exp...), then scalar libm
 _COMPILER_ID: str | None = None
 _CPU_ID: str | None = None
@@ -85,15 +86,15 @@ def _write_atomic(path: str, data: bytes) -> None:
         raise
 
 
-def build_library(source: str, name: str, extra_flags: str = "") -> str:
+def build_library(source: str, name: str, extra_flags: str = "", language: str = "c++") -> str:
     """The path of a shared library built from ``source`` (from the cache when possible)."""
-    flags = BASE_FLAGS + extra_flags.split()
+    flags = (BASE_FLAGS if language == "c++" else C_FLAGS) + extra_flags.split()
     key_text = "\n".join([source, " ".join(flags + LIBRARIES), _compiler_id(), _cpu_id()])
     key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
     directory = cache_dir()
     library = os.path.join(directory, f"{name}-{key}.so")
     checksum = library + ".sha256"
-    source_path = os.path.join(directory, f"{name}-{key}.cpp")
+    source_path = os.path.join(directory, f"{name}-{key}.{'cpp' if language == 'c++' else 'c'}")
     if os.path.exists(library) and os.path.exists(checksum):
         with open(checksum) as f:
             recorded = f.read().strip()

@@ -144,21 +144,24 @@ class CppProgram:
         has_loops = any(n.op.name == "loop" for n in walk(kernel.body))
         threshold = PARALLEL_THRESHOLD_LOOPS if has_loops else PARALLEL_THRESHOLD
         total = " * ".join(f"(long long)({d})" for d in dims)
-        lines = [f"static void {name}({', '.join(params)}) {{"]
         if rank == 1:
             chunks = f"({dims[0]} + {ROW_CHUNK - 1}) / {ROW_CHUNK}"
-            lines += [f"    #pragma omp parallel for schedule(static) if ({total} >= {threshold})",
-                      f"    for (int32_t tf_chunk = 0; tf_chunk < {chunks}; tf_chunk++)",
-                      f"        {name}_rows({', '.join(args)}, tf_chunk * {ROW_CHUNK}, "
-                      f"tf_min_index({dims[0]}, (tf_chunk + 1) * {ROW_CHUNK}));"]
+            loops = [f"for (int32_t tf_chunk = 0; tf_chunk < {chunks}; tf_chunk++)",
+                     f"    {name}_rows({', '.join(args)}, tf_chunk * {ROW_CHUNK}, "
+                     f"tf_min_index({dims[0]}, (tf_chunk + 1) * {ROW_CHUNK}));"]
+            pragma = "#pragma omp parallel for schedule(static)"
         else:
-            collapse = f" collapse({rank - 1})" if rank > 2 else ""
-            lines.append(f"    #pragma omp parallel for schedule(static){collapse} if ({total} >= {threshold})")
+            loops = []
             for k, variable in enumerate(outer):
                 step, bound = (tiling.LANES, dims[-1]) if variable == "tf_lane0" else (1, dims[k])
-                lines.append("    " * (k + 1) + f"for (int32_t {variable} = 0; {variable} < {bound}; "
-                             f"{variable} += {step})")
-            lines.append("    " * (len(outer) + 1) + f"{name}_rows({', '.join(args + outer)});")
+                loops.append("    " * k + f"for (int32_t {variable} = 0; {variable} < {bound}; {variable} += {step})")
+            loops.append("    " * len(outer) + f"{name}_rows({', '.join(args + outer)});")
+            collapse = f" collapse({len(outer)})" if len(outer) > 1 else ""
+            pragma = "#pragma omp parallel for schedule(static)" + collapse
+        # Small grids run on the calling thread: even an idle parallel region costs ~0.3 us.
+        lines = [f"static void {name}({', '.join(params)}) {{", f"    if ({total} >= {threshold}) {{",
+                 "        " + pragma, *["        " + line for line in loops], "    } else {",
+                 *["        " + line for line in loops], "    }"]
         lines.append("}")
         return "\n".join(rows + lines)
 
@@ -214,15 +217,15 @@ class CppProgram:
 
     def host(self) -> str:
         emitter = _HostEmitter(self)
-        emitter.depth = 2
+        emitter.depth = 1
         emitter.scope(self.program.root.nodes)
         emitter.outputs()
         lines = ['extern "C" int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size, '
                  "const tf_allocator* allocator) {",
                  "    if (allocator) tf_allocator_in_use = *allocator;",
-                 "    try {", *emitter.lines, "    } catch (const std::exception& e) {",
-                 '        std::snprintf(error, (size_t)error_size, "%s", e.what());', "        return 1;",
-                 "    }", "    return 0;", "}"]
+                 "    tf_error_out = error;",
+                 "    tf_error_size = error_size;",
+                 *emitter.lines, "    return 0;", "}"]
         return "\n".join(lines)
 
 
@@ -244,14 +247,18 @@ class _HostEmitter(BodyEmitter):
         message = node.attrs["message"].replace("\\", "\\\\").replace('"', '\\"')
         if node.location is not None:
             message += f" (at {node.location})".replace("\\", "\\\\").replace('"', '\\"')
-        values = ", ".join(f"(long long)({self.value(a)})" for a in node.args[1:])
-        self.emit(f'if (!({self.value(node.args[0])})) tf_fail("{message}", {{{values}}});')
+        values = ", ".join(f"(long long)({self.value(a)})" for a in node.args[1:]) or "0"
+        self.emit(f"if (!({self.value(node.args[0])})) {{")
+        self.emit(f"    const long long tf_values[] = {{{values}}};")
+        self.emit(f'    return tf_fail("{message}", tf_values, {len(node.args) - 1});')
+        self.emit("}")
 
     def stmt_alloc(self, node: Node) -> None:
         count = " * ".join(f"(long long)({self.value(d)})" for d in node.shape) or "1"
         name = self.name(node)
         ctype = self.lang.storage_types[node.dtype]
         self.emit(f'tf_buffer {name}_memory({count}, "{node.name or name}");')
+        self.emit(f"if (!{name}_memory.data) return 1;")
         self.emit(f"{ctype}* {name} = ({ctype}*){name}_memory.data;")
 
     def stmt_free(self, node: Node) -> None:

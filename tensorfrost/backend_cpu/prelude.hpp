@@ -1,17 +1,14 @@
 // tensorfrost C++ prelude: the helpers every generated program uses.
 // Semantics match the op table's numpy references (tensorfrost/ir/ops_math.py).
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <cmath>
-#include <string>
-#include <stdexcept>
-#include <initializer_list>
-#include <limits>
+// Only light C headers: parsing <cmath> or <string> would cost more than compiling a
+// kernel. Math comes from GCC builtins and libm (declared below).
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#define TF_INF std::numeric_limits<float>::infinity()
-#define TF_NAN std::numeric_limits<float>::quiet_NaN()
+#define TF_INF __builtin_inff()
+#define TF_NAN __builtin_nanf("")
 
 struct tf_arg {
     void* data;
@@ -19,23 +16,28 @@ struct tf_arg {
     int32_t rank;
 };
 
-struct tf_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+// Where the message of a failed check goes (set by tf_main from the caller's buffer).
+static char* tf_error_out = nullptr;
+static int tf_error_size = 0;
 
-// Throw an error whose message has {0}, {1}... replaced by the given values.
-[[noreturn]] static void tf_fail(const char* format, std::initializer_list<long long> values) {
-    std::string out;
-    for (const char* p = format; *p; ++p) {
+// Report a failed check, its message with {0}, {1}... replaced by the values. Returns 1,
+// the status the host function returns (buffers are freed by their destructors).
+static int tf_fail(const char* format, const long long* values, int count) {
+    if (!tf_error_out || tf_error_size <= 0) return 1;
+    int used = 0;
+    for (const char* p = format; *p && used < tf_error_size - 1; ++p) {
         if (p[0] == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '}') {
-            size_t k = (size_t)(p[1] - '0');
-            out += k < values.size() ? std::to_string(values.begin()[k]) : std::string("?");
+            int k = p[1] - '0';
+            int n = k < count ? snprintf(tf_error_out + used, (size_t)(tf_error_size - used), "%lld", values[k])
+                              : snprintf(tf_error_out + used, (size_t)(tf_error_size - used), "?");
+            used += n > 0 ? n : 0;
             p += 2;
         } else {
-            out += *p;
+            tf_error_out[used++] = *p;
         }
     }
-    throw tf_error(out);
+    tf_error_out[used < tf_error_size ? used : tf_error_size - 1] = 0;
+    return 1;
 }
 
 // Where buffers come from: the caller passes its allocator (a pool that reuses freed
@@ -44,8 +46,8 @@ struct tf_allocator {
     void* (*alloc)(long long bytes);
     void (*release)(void* data);
 };
-static void* tf_default_alloc(long long bytes) { return std::aligned_alloc(64, (size_t)bytes); }
-static void tf_default_release(void* data) { std::free(data); }
+static void* tf_default_alloc(long long bytes) { return aligned_alloc(64, (size_t)bytes); }
+static void tf_default_release(void* data) { free(data); }
 static tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release};
 
 // Bytes of a buffer of `count` 32-bit words: at least one word, a multiple of 64 bytes.
@@ -55,16 +57,19 @@ static inline long long tf_buffer_bytes(long long count) {
 }
 
 // A buffer of 32-bit words, freed when it goes out of scope unless released as an output.
+// If it cannot be allocated, `data` is null and the error message is set.
 struct tf_buffer {
     void* data = nullptr;
     long long bytes = 0;
     explicit tf_buffer(long long count, const char* name) {
-        if (count > 2147483647LL) tf_fail("buffer has {0} elements, more than the 2147483647 a tensor can hold",
-                                          {count});
+        if (count > 2147483647LL) {
+            tf_fail("buffer {0} has more elements than the 2147483647 a tensor can hold", &count, 1);
+            return;
+        }
         bytes = tf_buffer_bytes(count);
         data = tf_allocator_in_use.alloc(bytes);
-        if (!data) throw tf_error(std::string("out of memory allocating ") + std::to_string(bytes) +
-                                  " bytes for " + name);
+        if (!data && tf_error_out) snprintf(tf_error_out, (size_t)tf_error_size,
+                                            "out of memory allocating %lld bytes for %s", bytes, name);
     }
     tf_buffer(const tf_buffer&) = delete;
     tf_buffer& operator=(const tf_buffer&) = delete;
@@ -95,10 +100,10 @@ static inline int32_t tf_div(int32_t a, int32_t b) {
     return b == 0 ? 0 : (b == -1 ? (int32_t)(0u - (uint32_t)a) : a / b);
 }
 static inline uint32_t tf_div(uint32_t a, uint32_t b) { return b == 0 ? 0u : a / b; }
-static inline float tf_mod(float a, float b) { return std::fmod(a, b); }
+static inline float tf_mod(float a, float b) { return __builtin_fmodf(a, b); }
 static inline int32_t tf_mod(int32_t a, int32_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
 static inline uint32_t tf_mod(uint32_t a, uint32_t b) { return b == 0 ? 0u : a % b; }
-static inline float tf_floordiv(float a, float b) { return std::floor(a / b); }
+static inline float tf_floordiv(float a, float b) { return __builtin_floorf(a / b); }
 static inline int32_t tf_floordiv(int32_t a, int32_t b) {
     if (b == 0) return 0;
     int32_t q = tf_div(a, b);
@@ -115,7 +120,7 @@ static inline uint32_t tf_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static inline uint32_t tf_max(uint32_t a, uint32_t b) { return a > b ? a : b; }
 template <class T> static inline T tf_clamp(T x, T lo, T hi) { return tf_min(tf_max(x, lo), hi); }
 
-static inline float tf_abs(float a) { return std::fabs(a); }
+static inline float tf_abs(float a) { return __builtin_fabsf(a); }
 static inline int32_t tf_abs(int32_t a) { return a < 0 ? (int32_t)(0u - (uint32_t)a) : a; }
 static inline uint32_t tf_abs(uint32_t a) { return a; }
 static inline float tf_sign(float a) { return a > 0.0f ? 1.0f : (a < 0.0f ? -1.0f : a); }
@@ -155,17 +160,17 @@ TF_LIBM(acosf, (float)) TF_LIBM(atanf, (float)) TF_LIBM(sinhf, (float)) TF_LIBM(
 TF_LIBM(tanhf, (float)) TF_LIBM(expf, (float)) TF_LIBM(exp2f, (float)) TF_LIBM(logf, (float))
 TF_LIBM(log2f, (float)) TF_LIBM(powf, (float, float)) TF_LIBM(atan2f, (float, float))
 
-static inline float tf_floor(float a) { return std::floor(a); }
-static inline float tf_ceil(float a) { return std::ceil(a); }
-static inline float tf_round(float a) { return std::rint(a); }
-static inline float tf_trunc(float a) { return std::trunc(a); }
-static inline float tf_frac(float a) { return a - std::floor(a); }
+static inline float tf_floor(float a) { return __builtin_floorf(a); }
+static inline float tf_ceil(float a) { return __builtin_ceilf(a); }
+static inline float tf_round(float a) { return __builtin_rintf(a); }
+static inline float tf_trunc(float a) { return __builtin_truncf(a); }
+static inline float tf_frac(float a) { return a - __builtin_floorf(a); }
 static inline float tf_exp(float a) { return tf_libm_expf(a); }
 static inline float tf_exp2(float a) { return tf_libm_exp2f(a); }
 static inline float tf_log(float a) { return tf_libm_logf(a); }
 static inline float tf_log2(float a) { return tf_libm_log2f(a); }
-static inline float tf_sqrt(float a) { return std::sqrt(a); }
-static inline float tf_rsqrt(float a) { return 1.0f / std::sqrt(a); }
+static inline float tf_sqrt(float a) { return __builtin_sqrtf(a); }
+static inline float tf_rsqrt(float a) { return 1.0f / __builtin_sqrtf(a); }
 static inline float tf_rcp(float a) { return 1.0f / a; }
 static inline float tf_sin(float a) { return tf_libm_sinf(a); }
 static inline float tf_cos(float a) { return tf_libm_cosf(a); }
@@ -198,15 +203,15 @@ static inline int32_t tf_to_int(int32_t a) { return a; }
 static inline int32_t tf_to_int(uint32_t a) { return (int32_t)a; }
 static inline int32_t tf_to_int(bool a) { return a ? 1 : 0; }
 static inline uint32_t tf_to_uint(float a) {
-    return (std::isfinite(a) && std::fabs(a) < 9.2e18f) ? (uint32_t)(int64_t)a : 0u;
+    return (__builtin_isfinite(a) && __builtin_fabsf(a) < 9.2e18f) ? (uint32_t)(int64_t)a : 0u;
 }
 static inline uint32_t tf_to_uint(int32_t a) { return (uint32_t)a; }
 static inline uint32_t tf_to_uint(uint32_t a) { return a; }
 static inline uint32_t tf_to_uint(bool a) { return a ? 1u : 0u; }
 template <class T> static inline bool tf_to_bool(T a) { return a != 0; }
-template <class T> static inline float tf_asfloat(T a) { float r; std::memcpy(&r, &a, 4); return r; }
-template <class T> static inline int32_t tf_asint(T a) { int32_t r; std::memcpy(&r, &a, 4); return r; }
-template <class T> static inline uint32_t tf_asuint(T a) { uint32_t r; std::memcpy(&r, &a, 4); return r; }
+template <class T> static inline float tf_asfloat(T a) { float r; memcpy(&r, &a, 4); return r; }
+template <class T> static inline int32_t tf_asint(T a) { int32_t r; memcpy(&r, &a, 4); return r; }
+template <class T> static inline uint32_t tf_asuint(T a) { uint32_t r; memcpy(&r, &a, 4); return r; }
 
 static inline uint32_t tf_pcg(uint32_t v) {
     uint32_t state = v * 747796405u + 2891336453u;
@@ -221,10 +226,10 @@ template <class T, class F> static inline void tf_atomic_cas(T* p, T v, F combin
     uint32_t old = __atomic_load_n(word, __ATOMIC_RELAXED);
     while (true) {
         T current;
-        std::memcpy(&current, &old, 4);
+        memcpy(&current, &old, 4);
         T next = combine(current, v);
         uint32_t next_bits;
-        std::memcpy(&next_bits, &next, 4);
+        memcpy(&next_bits, &next, 4);
         if (next_bits == old) return;
         if (__atomic_compare_exchange_n(word, &old, next_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
     }

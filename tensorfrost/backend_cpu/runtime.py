@@ -34,7 +34,7 @@ void* memset(void* ptr, int value, size_t size);
 libc = ffi.dlopen(None)
 ERROR_SIZE = 2048
 MAX_RANK = 8
-POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.cpp")
+POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.c")
 
 
 class _Pool:
@@ -42,7 +42,7 @@ class _Pool:
 
     def __init__(self):
         with open(POOL_SOURCE) as f:
-            self.lib = ffi.dlopen(build_library(f.read(), "tf_pool"))
+            self.lib = ffi.dlopen(build_library(f.read(), "tf_pool", language="c"))
         self.allocator = ffi.new("tf_allocator*")
         self.allocator.alloc = self.lib.tf_pool_alloc
         self.allocator.release = self.lib.tf_pool_release

@@ -8,20 +8,27 @@
 // tf_u[] words; the kernel runs one thread per element of `shape`, `group` threads per
 // group along one axis (ceil(product(shape) / group) groups, folded into rows of groups
 // when one dimension would exceed the API's limit).
+#include <initializer_list>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
+
+// Generated main functions report failed checks by throwing a tf_error.
+struct tf_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 typedef uint32_t uint;
 
 enum class TFType { Float, Int, Uint, Bool };
 
-static inline uint asuint(float x) { uint r; std::memcpy(&r, &x, 4); return r; }
+static inline uint asuint(float x) { uint r; memcpy(&r, &x, 4); return r; }
 static inline uint asuint(int32_t x) { return (uint)x; }
 static inline uint asuint(uint x) { return x; }
 static inline uint asuint(bool x) { return x ? 1u : 0u; }
-static inline float asfloat(uint x) { float r; std::memcpy(&r, &x, 4); return r; }
+static inline float asfloat(uint x) { float r; memcpy(&r, &x, 4); return r; }
 static inline int32_t asint(uint x) { return (int32_t)x; }
 
 // A tensor: a buffer of the runtime (freed when the last TFTensor referring to it goes),
@@ -76,7 +83,12 @@ struct TFContext {
             throw tf_error(std::string("input ") + name + " has the wrong rank or type");
     }
     void check(bool ok, const char* message, std::initializer_list<long long> values) const {
-        if (!ok) tf_fail(message, values);
+        if (ok) return;
+        char text[1024];
+        tf_error_out = text;
+        tf_error_size = (int)sizeof(text);
+        tf_fail(message, values.begin(), (int)values.size());
+        throw tf_error(text);
     }
     uint read_word(const TFTensor& t, size_t index) const { return runtime->read_word(t.buffer.get(), index); }
     void dispatch(int kernel, std::initializer_list<TFTensor> read_write, std::initializer_list<TFTensor> read_only,

@@ -1,0 +1,70 @@
+/* tensorfrost buffer pool: reuses freed buffers of the same size.
+ *
+ * Allocating a fresh large buffer costs a page fault per 4 KiB page on first touch, which
+ * for a program called in a loop (outputs fed back as inputs) costs more than its kernels.
+ * Freed buffers are kept, by exact size, up to a cap, and handed out again. Each block
+ * carries its size in a 64-byte header, so releasing needs only the pointer. Plain C, so
+ * that building it costs little on a first run. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#define HEADER 64            /* keeps the data 64-byte aligned */
+#define CACHE_LIMIT (1LL << 30) /* keep at most 1 GiB of freed buffers */
+
+struct block { struct block* next; long long bytes; };
+
+static pthread_mutex_t pool_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct block* free_list = NULL; /* freed blocks of any size, newest first */
+static long long cached_bytes = 0;
+
+void* tf_pool_alloc(long long bytes) {
+    struct block* found = NULL;
+    pthread_mutex_lock(&pool_mutex);
+    for (struct block** link = &free_list; *link; link = &(*link)->next) {
+        if ((*link)->bytes == bytes) {
+            found = *link;
+            *link = found->next;
+            cached_bytes -= bytes;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pool_mutex);
+    if (!found) {
+        found = aligned_alloc(64, (size_t)(bytes + HEADER));
+        if (!found) return NULL;
+        found->bytes = bytes;
+    }
+    return (char*)found + HEADER;
+}
+
+void tf_pool_release(void* data) {
+    if (!data) return;
+    struct block* b = (struct block*)((char*)data - HEADER);
+    pthread_mutex_lock(&pool_mutex);
+    if (cached_bytes + b->bytes <= CACHE_LIMIT) {
+        b->next = free_list;
+        free_list = b;
+        cached_bytes += b->bytes;
+        b = NULL;
+    }
+    pthread_mutex_unlock(&pool_mutex);
+    free(b);
+}
+
+void tf_pool_trim(void) {
+    pthread_mutex_lock(&pool_mutex);
+    while (free_list) {
+        struct block* next = free_list->next;
+        free(free_list);
+        free_list = next;
+    }
+    cached_bytes = 0;
+    pthread_mutex_unlock(&pool_mutex);
+}
+
+long long tf_pool_cached_bytes(void) {
+    pthread_mutex_lock(&pool_mutex);
+    long long bytes = cached_bytes;
+    pthread_mutex_unlock(&pool_mutex);
+    return bytes;
+}
