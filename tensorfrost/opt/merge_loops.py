@@ -13,7 +13,7 @@ bounds remain in a scope.
 from __future__ import annotations
 
 from ..ir.node import Node, Program, Scope, walk
-from ..ir.shapes import dims_equal
+from ..ir.shapes import dims_equal, shapes_equal
 from .analysis import is_write
 from .rewrite import replace_uses
 
@@ -70,10 +70,21 @@ def _merge_scope(program: Program, scope: Scope) -> None:
     scope.set_nodes(result)
 
 
+def _body_shape(loop: Node):
+    """The one shape the body's non-scalar values have, or None if they have several."""
+    shapes = [n.shape for n in walk(loop.body) if n.rank]
+    if not shapes or not all(shapes_equal(s, shapes[0]) for s in shapes):
+        return None
+    return shapes[0]
+
+
 def _mergeable(result: list, last: int, loop: Node) -> bool:
     first = result[last]
     if _jumps(loop) or not _same_range(first, loop):
         return False
+    shape, other = _body_shape(first), _body_shape(loop)
+    if shape is None or other is None or not shapes_equal(shape, other):
+        return False  # bodies of different shapes would not run in one kernel
     first_reads, first_writes = _effects(first)
     reads, writes = _effects(loop)
     if first_writes & (reads | writes) or writes & first_reads:

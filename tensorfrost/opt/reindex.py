@@ -101,8 +101,11 @@ class Reindexer:
             result = 128.0  # a load where the value is used
         elif node.op.kind == "elementwise":
             result = node.op.cost + sum(self._read_cost(a, node, here, memo) for a in node.args)
-        elif node.op.name == "load" and is_memory(node.args[0], self.mutable):
-            mem_ok = self.info.unchanged(node.args[0], self.position(node), here)
+        elif node.op.name == "load":
+            # Reading memory again is valid if nothing wrote it since; a computed value
+            # read by index is stored once and never changes.
+            source = node.args[0]
+            mem_ok = not is_memory(source, self.mutable) or self.info.unchanged(source, self.position(node), here)
             result = INFINITE if not mem_ok else node.op.cost + sum(self.cost(i, here, memo) for i in node.args[1:])
         else:
             result = INFINITE
