@@ -132,7 +132,7 @@ class CppProgram:
         if rank == 1:
             outer = ["tf_start", "tf_stop"]
         elif tiles is not None and tiles.rows > 1:
-            outer = [f"i{k}" for k in range(rank - 2)] + ["tf_lane0"]
+            outer = [f"i{k}" for k in range(rank - 2)] + ["tf_lane0", "tf_block0"]
         else:
             outer = [f"i{k}" for k in range(rank - 1)]
         row_params = params + [f"const int32_t {v}" for v in outer]
@@ -153,7 +153,12 @@ class CppProgram:
         else:
             loops = []
             for k, variable in enumerate(outer):
-                step, bound = (tiling.LANES, dims[-1]) if variable == "tf_lane0" else (1, dims[k])
+                if variable == "tf_lane0":
+                    step, bound = tiles.lanes, dims[-1]
+                elif variable == "tf_block0":
+                    step, bound = tiling.ROW_BLOCK, dims[-2]
+                else:
+                    step, bound = 1, dims[k]
                 loops.append("    " * k + f"for (int32_t {variable} = 0; {variable} < {bound}; {variable} += {step})")
             loops.append("    " * len(outer) + f"{name}_rows({', '.join(args + outer)});")
             collapse = f" collapse({len(outer)})" if len(outer) > 1 else ""

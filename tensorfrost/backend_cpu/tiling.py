@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from ..emit.clike import BodyEmitter, Lang
 from ..ir.node import Node, walk
-from ..ir.shapes import shapes_equal
+from ..ir.shapes import shapes_equal, static_value
 
 LANES = 32  # elements along the last grid axis per tile (two AVX-512 vectors of floats)
 ROWS = 8  # elements along the axis before it, sharing the loads that ignore the last axis
+ROW_BLOCK = 64  # rows a thread runs for one tile of lanes: enough work items for every thread
 _DIVERGENT = ("if", "break", "continue")
 
 
@@ -30,6 +31,10 @@ class Tiling:
         self.kernel = kernel
         self.variance = variance
         self.rows = ROWS if kernel.rank >= 2 else 1
+        # A narrow last axis (a matmul with 10 columns) is one whole tile of that width, so
+        # its lane loops have constant bounds too.
+        width = static_value(kernel.shape[-1]) if kernel.rank >= 2 else None
+        self.lanes = width if width is not None and 0 < width < LANES else LANES
 
 
 def plan(kernel: Node) -> Tiling | None:
@@ -153,7 +158,7 @@ class TiledEmitter(BodyEmitter):
         for node in sorted(self.arrays, key=lambda n: self.name(n)):
             variance = self.tiling.variance[node]
             dims = (f"[{ROWS}]" if "r" in variance and self.tiling.rows > 1 else "") + \
-                (f"[{LANES}]" if "l" in variance else "")
+                (f"[{self.tiling.lanes}]" if "l" in variance else "")
             lines.append(f"alignas(64) {self.lang.type(node.dtype)} {self.name(node)}{dims};")
         return lines
 
@@ -199,7 +204,7 @@ class TiledEmitter(BodyEmitter):
             self.emit(f"for (int32_t tf_r = 0; tf_r < {ROWS if self.full else 'tf_rows'}; tf_r++) {{")
             self.depth += 1
             self.emit(f"const int32_t {row} = tf_row0 + tf_r;")
-        self.emit(f"for (int32_t tf_l = 0; tf_l < {LANES if self.full else 'tf_lanes'}; tf_l++) {{")
+        self.emit(f"for (int32_t tf_l = 0; tf_l < {self.tiling.lanes if self.full else 'tf_lanes'}; tf_l++) {{")
         self.depth += 1
         self.emit(f"const int32_t {last} = tf_lane0 + tf_l;")
         self.emit(f"const int32_t tf_t = {self.flat};")
@@ -215,8 +220,8 @@ class TiledEmitter(BodyEmitter):
 
 def tiled_rows(emitter_factory, kernel: Node, tiling: Tiling, dims: list) -> list[str]:
     """The body of a tiled row function. With a row axis, it runs one tile of lanes
-    (starting at ``tf_lane0``) down every block of rows, so what the lanes read along the
-    row axis (a matmul's panel of B) stays in cache; on a 1-D grid it runs the tiles of a
+    (starting at ``tf_lane0``) down ``ROW_BLOCK`` rows from ``tf_block0``, so what the lanes
+    read along the row axis (a matmul's panel of B) stays in cache; on a 1-D grid it runs the tiles of a
     chunk ``[tf_start, tf_stop)``. Whole tiles get a copy of the body with constant bounds
     (unrolled, accumulators in registers); the tiles at the edges run the general one."""
     variants = []
@@ -226,12 +231,14 @@ def tiled_rows(emitter_factory, kernel: Node, tiling: Tiling, dims: list) -> lis
         emitter.depth = 3
         emitter.scope(kernel.body.nodes)
         variants.append(["            " + line for line in emitter.declarations()] + emitter.lines)
-    whole = f"tf_lanes == {LANES}" + (f" && tf_rows == {ROWS}" if tiling.rows > 1 else "")
+    lanes = tiling.lanes
+    whole = f"tf_lanes == {lanes}" + (f" && tf_rows == {ROWS}" if tiling.rows > 1 else "")
     body = [f"        if ({whole}) {{", *variants[0], "        } else {", *variants[1], "        }"]
     if tiling.rows > 1:
-        return [f"    const int32_t tf_lanes = tf_min_index({LANES}, {dims[-1]} - tf_lane0);",
-                f"    for (int32_t tf_row0 = 0; tf_row0 < {dims[-2]}; tf_row0 += {ROWS}) {{",
-                f"        const int32_t tf_rows = tf_min_index({ROWS}, {dims[-2]} - tf_row0);",
+        return [f"    const int32_t tf_lanes = tf_min_index({lanes}, {dims[-1]} - tf_lane0);",
+                f"    const int32_t tf_block_end = tf_min_index({dims[-2]}, tf_block0 + {ROW_BLOCK});",
+                f"    for (int32_t tf_row0 = tf_block0; tf_row0 < tf_block_end; tf_row0 += {ROWS}) {{",
+                f"        const int32_t tf_rows = tf_min_index({ROWS}, tf_block_end - tf_row0);",
                 *body, "    }"]
     return ["    for (int32_t tf_lane0 = tf_start; tf_lane0 < tf_stop; tf_lane0 += " + f"{LANES}) {{",
             f"        const int32_t tf_lanes = tf_min_index({LANES}, tf_stop - tf_lane0);", *body, "    }"]

@@ -43,6 +43,7 @@ class _Fusion:
         self.mutable = mutable_nodes(program)
         self.host_needed = _dim_cones(program)
         self.host = self._host_values()
+        self.deferred: set[Node] = set()  # declarations that join the cluster of their first use
 
     # -- classification ---------------------------------------------------------------------
 
@@ -101,6 +102,22 @@ class _Fusion:
                 items.append(("host", node))
             else:
                 items.append(("device", node, node.shape))
+        return self._sink_declarations(items)
+
+    def _sink_declarations(self, items: list) -> list:
+        """Move each device variable's declaration (a mutable constant: an accumulator's
+        zero) to just before its first use when that use has the variable's shape, so that
+        it joins the kernel that uses it rather than the kernel before, which would leave
+        the variable in memory between the two."""
+        declarations = [item for item in items if item[0] == "device" and self._is_declaration(item[1])]
+        for declaration in declarations:
+            variable = declaration[1]
+            start = items.index(declaration)
+            user = next((k for k in range(start + 1, len(items)) if _uses(items[k][1], variable)), None)
+            if user is None or items[user][0] != "device" or not shapes_equal(items[user][2], variable.shape):
+                continue
+            self.deferred.add(variable)
+            items.insert(user - 1, items.pop(start))
         return items
 
     def _fused_shape(self, node: Node, body: list):
@@ -150,20 +167,38 @@ class _Fusion:
     def cluster(self, items: list) -> list[_Cluster]:
         clusters: list[_Cluster] = []
         current = None
-        for item in items:
-            if item[0] == "control":
-                current = None
-                continue
-            if item[0] == "host":
-                if _orders_host(item[1]):
-                    current = None
-                continue
-            node, shape = item[1], item[2]
+        waiting = []  # declarations of variables, which join the cluster of their first use
+
+        def place(node, shape):
+            nonlocal current
             if current is None or not self._joins(current, node, shape):
                 current = _Cluster(shape)
                 clusters.append(current)
+            for declaration in waiting:
+                self._add(current, declaration[1], declaration[2])
+            waiting.clear()
             self._add(current, node, shape)
+
+        for item in items:
+            if item[0] == "device" and item[1] in self.deferred:
+                waiting.append(item)
+                continue
+            if item[0] != "device":
+                while waiting:
+                    place(*waiting.pop(0)[1:])
+            if item[0] == "control":
+                current = None
+            elif item[0] == "host":
+                if _orders_host(item[1]):
+                    current = None
+            else:
+                place(item[1], item[2])
+        while waiting:
+            place(*waiting.pop(0)[1:])
         return clusters
+
+    def _is_declaration(self, node: Node) -> bool:
+        return node.op.name == "const" and node in self.mutable and node.rank > 0
 
     def _accesses(self, node: Node, grid):
         """(reads, writes, defined, has_effects) of a node and everything in its body."""
@@ -285,6 +320,13 @@ class _Fusion:
                     raise TraceError("tf.break_loop()/tf.continue_loop() under a per-element condition "
                                      "cannot leave a loop that runs several kernels; restructure the loop so "
                                      "its body fuses into one kernel", inner.location)
+
+
+def _uses(node: Node, variable: Node) -> bool:
+    """True if ``node`` or anything in its body takes ``variable`` as an argument."""
+    if any(a is variable for a in node.args):
+        return True
+    return node.body is not None and any(_uses(child, variable) for child in node.body.nodes)
 
 
 def _defined_in(node: Node, block: Node) -> bool:

@@ -147,6 +147,8 @@ class _Lowering:
 
     def matmul(self, node: Node) -> Node:
         a, b = node.args
+        if _is_transposed(b) and not _few_rows(node):
+            b = self.materialize(b)
         acc = self.variable(0, node.dtype, node.shape)
         grid = self.rx.grid(node.shape)
         batch = node.shape[:-2]
@@ -158,6 +160,14 @@ class _Lowering:
             b_val = self.rx.value_at(b, b_batch + [loop, grid[-1]])
             self.accumulate(acc, "add", self.b.elementwise("mul", [a_val, b_val]))
         return acc
+
+    def materialize(self, x: Node) -> Node:
+        """``x`` computed into a variable of its own: a transposed ``B`` copied once (K*N
+        work) so that a matmul's M*N*K loop reads rows of it, contiguous along the lanes
+        of its output, rather than gathering a column per element."""
+        copy = self.variable(0, x.dtype, x.shape)
+        self.b.make("set", [copy, self.rx.value_at(x, self.rx.grid(x.shape))], shape=x.shape)
+        return copy
 
     def view(self, node: Node) -> Node:
         src = node.args[0]
@@ -177,6 +187,23 @@ def _written_shape(node: Node):
         if inner.body is not None:
             stack.extend(inner.body.nodes)
     return best
+
+
+def _is_transposed(x: Node) -> bool:
+    """True if ``x`` (lowered) reads memory with its last two axes swapped (``W.T``, a
+    matmul's backward): element ``[k, j]`` is ``W[j, k]``."""
+    if x.op.name != "load" or x.rank < 2 or len(x.args) < 3:
+        return False
+    row, column = x.args[-2], x.args[-1]
+    return all(i.op.name == "dim_id" and shapes_equal(i.shape, x.shape) for i in (row, column)) and \
+        row.attrs["axis"] == x.rank - 1 and column.attrs["axis"] == x.rank - 2
+
+
+def _few_rows(node: Node) -> bool:
+    """A matmul with fewer output rows than a tile has (a matrix-vector product): reading
+    the transposed operand directly, as dot products, costs less than copying it."""
+    rows = static_value(node.shape[-2])
+    return rows is not None and rows < 32
 
 
 class _Shape:

@@ -50,12 +50,15 @@ class _Memory:
         if home is None or node.op.name == "input":
             return None
         outside = node in self.program.outputs or any(self.kernel_of.get(u) is not home for u in uses)
-        explicit = any(u.op.name in _EXPLICIT and u.args[0] is node for u in uses)
+        explicit = [u for u in uses if u.op.name in _EXPLICIT and u.args[0] is node]
         if node in self.mutable:
+            # Read at other elements while its kernel updates it, or written by another
+            # kernel: it lives in its buffer. Otherwise it stays local (in registers) and
+            # other kernels read the value it ends with.
             foreign = any(is_write(u) and u.args[0] is node and self.kernel_of.get(u) is not home for u in uses)
-            if explicit or foreign:
+            if foreign or any(self.kernel_of.get(u) is home for u in explicit):
                 return "memory"
-            return "final" if outside else None
+            return "final" if outside or explicit else None
         return "value" if outside or explicit else None
 
     # -- rewriting ------------------------------------------------------------------------------
