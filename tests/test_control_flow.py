@@ -2,6 +2,7 @@
 kernels, loop bounds read back from tensors, break and continue."""
 
 import numpy as np
+import pytest
 
 import tensorfrost as tf
 
@@ -105,3 +106,118 @@ def test_zero_trip_loop_and_empty_tensors(backend):
     np.testing.assert_array_equal(acc.numpy, np.zeros(3))
     acc, total = tf.compile(program)(np.zeros(0, np.float32))
     assert acc.shape == (0,) and total.numpy.tolist() == [0.0]
+
+
+# -- per-element control flow in loops: on the CPU, tiles of lanes run it masked -----------------
+
+def _escape_counts(c_re, c_im, limit):
+    """Iterations until |z| > 2 for z <- z^2 + c, the reference for the escape-time loops."""
+    z = np.zeros_like(c_re, np.complex64)
+    c = (c_re + 1j * c_im).astype(np.complex64)
+    count = np.zeros(c_re.shape, np.float32)
+    live = np.ones(c_re.shape, bool)
+    for _ in range(limit):
+        z = np.where(live, z * z + c, z)
+        count += live
+        live &= np.abs(z) ** 2 <= 4.0
+    return count
+
+
+@pytest.mark.parametrize("shape", [(3, 45), (37, 70), (130,)])
+def test_escape_time_loop_with_break_on_partial_tiles(backend, shape):
+    rng = np.random.default_rng(3)
+    c_re = rng.uniform(-2.0, 0.6, shape).astype(np.float32)
+    c_im = rng.uniform(-1.2, 1.2, shape).astype(np.float32)
+
+    def program():
+        cr = tf.input([-1] * len(shape), tf.float32)
+        ci = tf.input(cr.shape, tf.float32)
+        zr, zi, count = tf.const(0.0), tf.const(0.0), tf.const(0.0)
+        with tf.loop(64):
+            zr_next = zr * zr - zi * zi + cr
+            zi.val = 2.0 * zr * zi + ci
+            zr.val = zr_next
+            count.val = count + 1.0
+            with tf.if_cond(zr * zr + zi * zi > 4.0):
+                tf.break_loop()
+        return count
+    got = tf.compile(program)(c_re, c_im).numpy
+    want = _escape_counts(c_re, c_im, 64)
+    # float32 orbits near the boundary may escape an iteration apart from complex64 ones
+    assert np.mean(got != want) < 0.01
+    assert np.max(np.abs(got - want)) <= 64
+
+
+def test_if_else_updates_and_stores_inside_a_loop(backend):
+    """Collatz steps: each lane takes its own branch every iteration; a store under an if
+    records the step at which a lane first reached 1."""
+    start = np.arange(1, 71, dtype=np.int32).reshape(2, 35)
+
+    def program():
+        x0 = tf.input([-1, -1], tf.int32)
+        x = x0 * 1
+        first_one = tf.const(-1, x0.shape, tf.int32)
+        with tf.loop(120) as k:
+            with tf.if_cond(x % 2 == 0):
+                x.val = x / 2
+            with tf.if_cond(x % 2 == 1):
+                with tf.if_cond(x > 1):
+                    x.val = 3 * x + 1
+            with tf.if_cond((x == 1) & (first_one < 0)):
+                first_one.val = k
+        return x, first_one
+
+    def collatz_first_one(n):
+        for k in range(120):
+            if n % 2 == 0:
+                n //= 2
+            if n % 2 == 1 and n > 1:
+                n = 3 * n + 1
+            if n == 1:
+                return k
+        return -1
+    x, first_one = tf.compile(program)(start)
+    want = np.vectorize(collatz_first_one)(start)
+    np.testing.assert_array_equal(first_one.numpy, want)
+    np.testing.assert_array_equal(x.numpy, np.where(want >= 0, 1, x.numpy))
+
+
+def test_break_out_of_an_outer_loop_around_an_inner_loop(backend, rng):
+    """Lanes leave the outer loop at different times; the inner loop runs only for live ones."""
+    limit = rng.integers(0, 40, (4, 33)).astype(np.float32)
+
+    def program():
+        lim = tf.input([-1, -1], tf.float32)
+        total = tf.zeros(lim.shape)
+        with tf.loop(20) as k:
+            with tf.loop(3) as j:
+                total.val = total + tf.float(k + j)
+            with tf.if_cond(total > lim):
+                tf.break_loop()
+        return total
+    want = np.zeros_like(limit)
+    for index, lim in np.ndenumerate(limit):
+        total = 0.0
+        for k in range(20):
+            total += 3 * k + 3
+            if total > lim:
+                break
+        want[index] = total
+    np.testing.assert_array_equal(tf.compile(program)(limit).numpy, want)
+
+
+def test_store_under_a_condition_in_a_loop_writes_only_taken_lanes(backend, rng):
+    x = rng.standard_normal((3, 40)).astype(np.float32)
+
+    def program():
+        a = tf.input([-1, -1], tf.float32)
+        out = tf.const(7.0, a.shape)
+        i, j = a.indices
+        with tf.loop(4) as k:
+            with tf.if_cond(a > tf.float(k) * 0.5):
+                out[i, j] = a * tf.float(k)
+        return out
+    want = np.full_like(x, 7.0)
+    for k in range(4):
+        want = np.where(x > k * 0.5, x * k, want)
+    np.testing.assert_allclose(tf.compile(program)(x).numpy, want, rtol=1e-6)

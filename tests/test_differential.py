@@ -1,6 +1,6 @@
 """Differential testing: random programs (elementwise math, shifted loads, reductions,
-transposes, loops, conditions, scatters) give the same results in the numpy reference
-interpreter before any pass, after every pass, and on every backend."""
+transposes, loops, loops left early, conditions, scatters) give the same results in the
+numpy reference interpreter before any pass, after every pass, and on every backend."""
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -31,6 +31,7 @@ step = st.one_of(
     st.tuples(st.just("transpose"), st.integers(0, 99)),
     st.tuples(st.just("select"), st.integers(0, 99), st.integers(0, 99), st.integers(0, 99)),
     st.tuples(st.just("loop"), st.integers(0, 99), st.integers(0, 99), st.integers(0, 4)),
+    st.tuples(st.just("escape"), st.integers(0, 99), st.integers(0, 99), st.integers(0, 6)),
     st.tuples(st.just("if"), st.integers(0, 99), st.integers(0, 99)),
     st.tuples(st.just("scatter"), st.integers(0, 99), st.integers(0, 99)),
 )
@@ -71,6 +72,14 @@ def build(recipe):
                 v = a * 1.0
                 with tf.loop(s[3]) as k:
                     v.val = tf.tanh(v * 0.9 + b + tf.float(k) * 0.1)
+                values.append(v)
+            elif kind == "escape":  # lanes leave the loop at different iterations
+                a, b = values[s[1] % len(values)], values[s[2] % len(values)]
+                v = a * 1.0
+                with tf.loop(s[3]):
+                    v.val = tf.tanh(v * 0.9 + b)
+                    with tf.if_cond(v * b > 0.3):
+                        tf.break_loop()
                 values.append(v)
             elif kind == "if":
                 a, b = values[s[1] % len(values)], values[s[2] % len(values)]

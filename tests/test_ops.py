@@ -109,6 +109,19 @@ def test_float_unary(backend):
     _run_unary(FLOAT_UNARY, values, tf.float32)
 
 
+def test_odd_functions_keep_relative_precision_near_zero(backend):
+    """f(x) ~ x near 0: formulas such as (1 - e^-2x) / (1 + e^-2x) for tanh cancel there and
+    lose digits that an absolute tolerance would not notice."""
+    values = np.float32([1e-6, -3e-5, 1e-3, -0.01, 0.05, 0.1, -0.124, 0.126, 0.2, -0.45])
+    names = ["tanh", "sinh", "sin", "tan", "asin", "atan"]
+
+    def program():
+        a = tf.input([-1], tf.float32)
+        return [UNARY[n](a) for n in names]
+    for name, out in zip(names, tf.compile(program)(values)):
+        np.testing.assert_allclose(out.numpy, _reference(name, values), rtol=4e-7 * 4, atol=0, err_msg=name)
+
+
 def test_int_unary(backend):
     _run_unary(INT_UNARY, INT_EDGES, tf.int32)
 

@@ -162,7 +162,9 @@ class CppProgram:
                 loops.append("    " * k + f"for (int32_t {variable} = 0; {variable} < {bound}; {variable} += {step})")
             loops.append("    " * len(outer) + f"{name}_rows({', '.join(args + outer)});")
             collapse = f" collapse({len(outer)})" if len(outer) > 1 else ""
-            pragma = "#pragma omp parallel for schedule(static)" + collapse
+            # Masked tiles leave their loops early, so rows cost different times.
+            schedule = "dynamic" if tiles is not None and tiles.masked else "static"
+            pragma = f"#pragma omp parallel for schedule({schedule})" + collapse
         # Small grids run on the calling thread: even an idle parallel region costs ~0.3 us.
         lines = [f"static void {name}({', '.join(params)}) {{", f"    if ({total} >= {threshold}) {{",
                  "        " + pragma, *["        " + line for line in loops], "    } else {",

@@ -8,8 +8,13 @@ so the lane loop vectorizes and values that do not depend on the lane (``A[i, k]
 loaded once per tile. Values are arrays only where they must survive from one lane loop
 to another (variables, values used across loops); the rest stay scalars.
 
-Only kernels without per-element control flow (if, break, continue) are tiled, and only
-when their loops' bounds are the same for every element of the tile.
+Per-element control flow runs *masked*, as SIMD hardware runs it: an ``if`` computes its
+body for every lane and keeps the results of the lanes whose condition holds; a ``break``
+clears its lanes' live flags, and the tile leaves the loop when no lane is live (a
+Mandelbrot or ray-marching loop: a tile of pixels iterates together until the last one
+escapes). Masked tiles are one row of lanes, so that lanes that finish early wait for few
+others. Kernels with ``continue``, scatters, or loops inside an ``if`` are not tiled, nor
+kernels whose loops' bounds differ between the elements of a tile.
 """
 
 from __future__ import annotations
@@ -21,16 +26,18 @@ from ..ir.shapes import shapes_equal, static_value
 LANES = 32  # elements along the last grid axis per tile (two AVX-512 vectors of floats)
 ROWS = 8  # elements along the axis before it, sharing the loads that ignore the last axis
 ROW_BLOCK = 64  # rows a thread runs for one tile of lanes: enough work items for every thread
-_DIVERGENT = ("if", "break", "continue")
 
 
 class Tiling:
-    """Which values vary with the tile's row ("r") and lane ("l") axes."""
+    """Which values vary with the tile's row ("r") and lane ("l") axes, and which loops
+    run masked (they hold a ``break``)."""
 
-    def __init__(self, kernel: Node, variance: dict):
+    def __init__(self, kernel: Node, variance: dict, masked_loops: set):
         self.kernel = kernel
         self.variance = variance
-        self.rows = ROWS if kernel.rank >= 2 else 1
+        self.masked_loops = masked_loops
+        self.masked = bool(masked_loops) or any(n.op.name == "if" for n in walk(kernel.body))
+        self.rows = ROWS if kernel.rank >= 2 and not self.masked else 1
         # A narrow last axis (a matmul with 10 columns) is one whole tile of that width, so
         # its lane loops have constant bounds too.
         width = static_value(kernel.shape[-1]) if kernel.rank >= 2 else None
@@ -42,8 +49,11 @@ def plan(kernel: Node) -> Tiling | None:
     nodes = list(walk(kernel.body))
     if kernel.rank == 0 or not any(n.op.name == "loop" for n in nodes):
         return None
-    if any(n.op.name in _DIVERGENT or n.op.name.startswith("scatter_") for n in nodes):
+    if any(n.op.name == "continue" or n.op.name.startswith("scatter_") for n in nodes):
         return None
+    if any(inner.op.name == "loop" for n in nodes if n.op.name == "if" for inner in walk(n.body)):
+        return None
+    masked_loops = {n.enclosing("loop") for n in nodes if n.op.name == "break"}
     grid, last = kernel.shape, kernel.rank - 1
     axes = {last: "l", last - 1: "r"} if kernel.rank >= 2 else {last: "l"}
     variance: dict[Node, frozenset] = {}
@@ -57,12 +67,14 @@ def plan(kernel: Node) -> Tiling | None:
             operands = node.args[1:] if node.op.name in ("load", "store") else node.args
             for arg in operands:
                 found |= variance.get(arg, frozenset())
+            if node.op.name == "set" and _under_mask(node, masked_loops):
+                found.add("l")  # lanes leave the loop or take the branch at different times
             if found != variance.get(node, frozenset()):
                 variance[node] = frozenset(found)
                 changed = True
             if node.op.name == "set":
                 target = node.args[0]
-                merged = variance.get(target, frozenset()) | variance.get(node.args[1], frozenset())
+                merged = variance.get(target, frozenset()) | variance.get(node, frozenset())
                 if merged != variance.get(target, frozenset()):
                     variance[target] = merged
                     changed = True
@@ -70,7 +82,20 @@ def plan(kernel: Node) -> Tiling | None:
         return None  # per-element loop bounds: elements of a tile would run different loops
     if _gathers_across_lanes(kernel, variance):
         return None  # lanes would read far apart; vectorize the loops themselves instead
-    return Tiling(kernel, variance)
+    for node in nodes:  # masked statements run in the lane loops
+        if node.op.name in ("if", "break") or _under_mask(node, ()):
+            variance[node] = variance.get(node, frozenset()) | {"l"}
+    return Tiling(kernel, variance, masked_loops)
+
+
+def _under_mask(node: Node, masked_loops) -> bool:
+    """True inside an ``if`` or a loop with a ``break``: some lanes may not run ``node``."""
+    for owner in node.owner_chain():
+        if owner.op.name == "kernel":
+            return False
+        if owner.op.name == "if" or owner in masked_loops:
+            return True
+    return False
 
 
 def _gathers_across_lanes(kernel: Node, variance: dict) -> bool:
@@ -116,6 +141,8 @@ class TiledEmitter(BodyEmitter):
         self.arrays = self._arrays()
         self.pending: list[Node] = []
         self.full = False  # a whole tile: loop bounds are constants the compiler unrolls
+        self.conditions: list[str] = []  # of the enclosing masked ifs
+        self.live: list[str] = []  # live-flag arrays of the enclosing masked loops
 
     def _arrays(self) -> set[Node]:
         """Element values that must outlive their lane loop: variables, and values used by
@@ -137,6 +164,8 @@ class TiledEmitter(BodyEmitter):
                         counter[0] += 1
                         current = counter[0]
                     run_of[node] = current
+                    if node.op.name == "if":  # a masked if runs in its condition's lane loop
+                        run_of.update((inner, current) for inner in walk(node.body))
                 elif node.op.name in ("set", "store"):
                     current = None
         assign(self.tiling.kernel.body.nodes)
@@ -197,6 +226,11 @@ class TiledEmitter(BodyEmitter):
         """Emit the pending element statements in one lane loop over the tile."""
         if not self.pending:
             return
+        nodes, self.pending = self.pending, []
+        self.lane_loop(lambda: [self.statement(node) for node in nodes])
+
+    def lane_loop(self, emit_body) -> None:
+        """A loop over the elements of the tile around what ``emit_body`` emits."""
         rank = self.tiling.kernel.rank
         last = f"i{rank - 1}"
         if self.tiling.rows > 1:
@@ -208,14 +242,75 @@ class TiledEmitter(BodyEmitter):
         self.depth += 1
         self.emit(f"const int32_t {last} = tf_lane0 + tf_l;")
         self.emit(f"const int32_t tf_t = {self.flat};")
-        nodes, self.pending = self.pending, []
-        for node in nodes:
-            self.statement(node)
+        emit_body()
         self.depth -= 1
         self.emit("}")
         if self.tiling.rows > 1:
             self.depth -= 1
             self.emit("}")
+
+    # -- masked control flow (rows == 1, so a lane's flags are indexed by tf_l) -----------------
+
+    def mask(self) -> str:
+        """The lanes that run the current statement: live in every enclosing masked loop and
+        taking every enclosing if ("" when all of them do). Bitwise ``&``: a branch-free
+        expression, which the compiler vectorizes."""
+        return " & ".join([f"{live}[tf_l]" for live in self.live] + self.conditions)
+
+    def stmt_if(self, node: Node) -> None:
+        self.conditions.append(self.value(node.args[0]))
+        for inner in node.body.nodes:
+            self.statement(inner)
+        self.conditions.pop()
+
+    def stmt_break(self, node: Node) -> None:
+        live = _live_name(self, node.enclosing("loop"))
+        taken = " & ".join(self.conditions) or "true"
+        self.emit(f"{live}[tf_l] = {live}[tf_l] & !({taken});")
+
+    def stmt_set(self, node: Node) -> None:
+        mask = self.mask()
+        if not mask:
+            return super().stmt_set(node)
+        target = self.target(node.args[0])
+        self.emit(f"{target} = ({mask}) ? {self.value(node.args[1])} : {target};")
+
+    def stmt_store(self, node: Node) -> None:
+        mask = self.mask()
+        if not mask:
+            return super().stmt_store(node)
+        self.emit(f"if ({mask}) {{")
+        self.depth += 1
+        super().stmt_store(node)
+        self.depth -= 1
+        self.emit("}")
+
+    def stmt_loop(self, node: Node) -> None:
+        if node not in self.tiling.masked_loops:
+            return super().stmt_loop(node)
+        live, entering = _live_name(self, node), self.mask() or "true"
+        # int32 flags, as wide as the data: the compiler does not vectorize bool arrays here
+        self.emit(f"alignas(64) int32_t {live}[{self.tiling.lanes}];")
+        self.lane_loop(lambda: self.emit(f"{live}[tf_l] = {entering};"))
+        self.live.append(live)
+        super().stmt_loop(node)
+        self.live.pop()
+
+    def block(self, node: Node) -> None:
+        if node not in self.tiling.masked_loops:
+            return super().block(node)
+        self.depth += 1
+        self.scope(node.body.nodes)
+        live = _live_name(self, node)
+        self.emit("int32_t tf_any = 0;")
+        self.lane_loop(lambda: self.emit(f"tf_any |= {live}[tf_l];"))
+        self.emit("if (!tf_any) break;")
+        self.depth -= 1
+        self.emit("}")
+
+
+def _live_name(emitter: BodyEmitter, loop: Node) -> str:
+    return f"tf_live_{emitter.name(loop)}"
 
 
 def tiled_rows(emitter_factory, kernel: Node, tiling: Tiling, dims: list) -> list[str]:
@@ -240,5 +335,6 @@ def tiled_rows(emitter_factory, kernel: Node, tiling: Tiling, dims: list) -> lis
                 f"    for (int32_t tf_row0 = tf_block0; tf_row0 < tf_block_end; tf_row0 += {ROWS}) {{",
                 f"        const int32_t tf_rows = tf_min_index({ROWS}, tf_block_end - tf_row0);",
                 *body, "    }"]
-    return ["    for (int32_t tf_lane0 = tf_start; tf_lane0 < tf_stop; tf_lane0 += " + f"{LANES}) {{",
-            f"        const int32_t tf_lanes = tf_min_index({LANES}, tf_stop - tf_lane0);", *body, "    }"]
+    start, stop = ("tf_start", "tf_stop") if kernel.rank == 1 else ("0", dims[-1])
+    return [f"    for (int32_t tf_lane0 = {start}; tf_lane0 < {stop}; tf_lane0 += {lanes}) {{",
+            f"        const int32_t tf_lanes = tf_min_index({lanes}, {stop} - tf_lane0);", *body, "    }"]

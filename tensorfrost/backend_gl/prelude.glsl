@@ -189,10 +189,18 @@ float tf_cosh(float a) {
     return tf_isnan(a) ? a : (0.5 * e) * e + 0.5 / (e * e);
 }
 
-// tanh from exp(-2|x|), which never overflows
+// tanh from exp(-2|x|), which never overflows; near 0, where 1 - exp(-2|x|) would cancel
+// (x = 1e-3 lost 4 digits), its Taylor series, good to 1e-9 relative below 0.125
 float tf_tanh(float a) {
-    float t = exp(-2.0 * abs(a));
-    float r = (1.0 - t) / (1.0 + t);
+    float x = abs(a);
+    float r;
+    if (x < 0.125) {
+        float x2 = x * x;
+        r = x * (1.0 + x2 * (-1.0 / 3.0 + x2 * (2.0 / 15.0 - x2 * (17.0 / 315.0))));
+    } else {
+        float t = exp(-2.0 * x);
+        r = (1.0 - t) / (1.0 + t);
+    }
     return tf_isnan(a) ? a : (a < 0.0 ? -r : r);
 }
 

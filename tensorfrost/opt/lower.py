@@ -22,6 +22,9 @@ from .reindex import Reindexer
 from .rewrite import Rebuilder
 
 UNROLL_LIMIT = 8  # reductions over constant axes this short become expressions, not loops
+# A matmul reads each operand element N (or M) times: recompute an operand there only if it
+# is a load and a couple of cheap ops (a scaled or negated input), else store it once.
+OPERAND_BUDGET = 130.0
 
 
 class _Lowering:
@@ -156,8 +159,8 @@ class _Lowering:
         with self.b.inside(loop.body):
             a_batch = self.rx.arg_index(_batch_view(a), batch, grid[:-2]) if a.rank > 2 else []
             b_batch = self.rx.arg_index(_batch_view(b), batch, grid[:-2]) if b.rank > 2 else []
-            a_val = self.rx.value_at(a, a_batch + [grid[-2], loop])
-            b_val = self.rx.value_at(b, b_batch + [loop, grid[-1]])
+            a_val = self.rx.value_at(a, a_batch + [grid[-2], loop], OPERAND_BUDGET)
+            b_val = self.rx.value_at(b, b_batch + [loop, grid[-1]], OPERAND_BUDGET)
             self.accumulate(acc, "add", self.b.elementwise("mul", [a_val, b_val]))
         return acc
 

@@ -43,14 +43,17 @@ class Reindexer:
 
     # -- public ------------------------------------------------------------------------------
 
-    def value_at(self, node: Node, index: list) -> Node:
+    def value_at(self, node: Node, index: list, budget: float | None = None) -> Node:
+        """``node``'s element at ``index``: recomputed if that costs at most ``budget``
+        (by default, what storing and loading it would cost), else loaded."""
         if node.rank == 0 or self.is_identity(node, index):
             return node
         if is_memory(node, self.mutable):
             return self.load(node, index)
         if node.op.name in ("dim_id", "const"):
             return self._emit_at(node, index)
-        budget = SINGLE_USE_BUDGET if self.use_counts.get(node, 0) <= 1 else SHARED_BUDGET
+        if budget is None:
+            budget = SINGLE_USE_BUDGET if self.use_counts.get(node, 0) <= 1 else SHARED_BUDGET
         if self.cost(node, self.here(), {}) <= budget:
             return self._emit_at(node, index)
         return self.load(node, index)
