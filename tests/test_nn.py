@@ -456,6 +456,26 @@ def test_custom_loss_and_loss_argument(backend):
     np.testing.assert_allclose(model.b.numpy, b - 0.1 * gb, rtol=RTOL, atol=ATOL)
 
 
+def test_first_step_initializes_parameters_without_a_value(backend):
+    """A fresh model trains without an explicit initialize_parameters(): the step gives
+    static-shape parameters their random initial values on its first call, and keeps
+    values the user assigned."""
+    x, y, W, b = _problem(6)
+    model = Linear(3, 2)
+    model.b = b + 5.0  # far from the zeros a fresh bias would get
+    opt = tf.optimizers.sgd(model, learning_rate=0.1)
+    step = opt.compile_step(tf.Arg([-1, 3], tf.float32), tf.Arg([-1, 2], tf.float32))
+    step(x, y)
+    W0, b0 = model.W.numpy, model.b.numpy  # W drawn on the first call; both updated once
+    assert np.all(np.isfinite(W0)) and np.std(W0) > 0.1
+    assert np.max(np.abs(b0 - (b + 5.0))) < 2.0  # the assigned bias was kept (one step from it)
+    r0 = x @ W0 + b0 - y
+    loss = step(x, y).numpy[0]  # the loss at the values before this step
+    np.testing.assert_allclose(loss, np.mean(r0 * r0), rtol=1e-5)
+    r1 = x @ model.W.numpy + model.b.numpy - y
+    assert np.mean(r1 * r1) < np.mean(r0 * r0)
+
+
 def test_step_outside_a_program_and_bad_options():
     model = Linear(3, 2)
     opt = tf.optimizers.adam(model)

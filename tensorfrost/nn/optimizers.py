@@ -252,7 +252,9 @@ class TrainStep(ModuleProgram):
     """A compiled training step bound to its optimizer (``opt.compile_step(...)``). Each
     call passes the data, the optimizer's current ``learning_rate`` (so it can change
     between calls without recompiling; the other hyperparameters are compiled in) and its
-    model and state; it stores the new values in the optimizer and returns the loss::
+    model and state; it stores the new values in the optimizer and returns the loss.
+    Parameters of static shape that have no value yet get their random initial values on
+    the first call (as ``opt.initialize_parameters()`` would give them)::
 
         step = opt.compile_step(tf.Arg([-1, 64], tf.float32), tf.Arg([-1, 10], tf.float32))
         for epoch in range(10):
@@ -277,6 +279,7 @@ class TrainStep(ModuleProgram):
 
     def __call__(self, *inputs):
         opt = self.module
+        fill_parameters(opt._walk(), None, overwrite=False)
         if self._rate[0] != opt.learning_rate:
             from ..runtime import tensor
             self._rate = (opt.learning_rate, tensor(np.array([opt.learning_rate], np.float32)))
