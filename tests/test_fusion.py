@@ -60,6 +60,27 @@ def test_cheap_values_are_recomputed_not_stored(rng):
     np.testing.assert_allclose(b.numpy, (x * 3 + 1).sum(1), rtol=1e-5)
 
 
+def test_loop_invariant_values_leave_the_loop(rng):
+    """Each body's own position (and what only depends on it) is read once per element, not
+    once per iteration of the sum over the other bodies; values of the counter stay."""
+    def potential():
+        pos = tf.input([-1, 2])
+        i, j = tf.indices([pos.shape[0], pos.shape[0]])
+        own = pos[i, 0] * 2.0 + pos[i, 1]
+        other = pos[j, 0] * 2.0 + pos[j, 1]
+        return tf.sum(tf.abs(other - own), axis=1)
+    prog = tf.compile(potential)
+    [kernel] = [n for n in prog.program.walk() if n.op.name == "kernel"]
+    [loop] = [n for n in kernel.body.nodes if n.op.name == "loop"]
+    before = kernel.body.nodes[:kernel.body.nodes.index(loop)]
+    in_loop = list(loop.body.nodes)
+    assert sum(n.op.name == "load" for n in before) == 2  # pos[i, 0], pos[i, 1]
+    assert sum(n.op.name == "load" for n in in_loop) == 2  # pos[j, 0], pos[j, 1]
+    x = rng.standard_normal((37, 2)).astype(np.float32)
+    key = x[:, 0] * 2 + x[:, 1]
+    np.testing.assert_allclose(prog(x).numpy, np.abs(key[None, :] - key[:, None]).sum(1), rtol=1e-5)
+
+
 def test_constant_folding_cse_and_dead_code():
     def program():
         x = tf.input([-1])
