@@ -9,38 +9,17 @@ import subprocess
 import numpy as np
 import pytest
 from conftest import gl_unavailable_reason
+from test_seed_examples import qr_decomposition, wave_eq
 
 import tensorfrost as tf
 
-DT = 0.1
+
+def WaveEq():  # the seed's programs, under the names of the seed's generated code
+    return wave_eq()
 
 
-def WaveEq():
-    u = tf.input([-1, -1], tf.float32)
-    v = tf.input(u.shape, tf.float32)
-    i, j = u.indices
-    laplacian = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - u * 4.0
-    v_new = v + DT * laplacian
-    u_new = u + DT * v_new
-    return [v_new, u_new]
-
-
-def QRDecomposition():  # as in the seed's listing, whose C++ names the tensors A, Q, R
-    A = tf.input([-1, -1], tf.float32)  # noqa: N806
-    m, n = A.shape
-    Q = tf.zeros([m, n])  # noqa: N806
-    R = tf.zeros([n, n])  # noqa: N806
-    j = tf.index(0, [m])
-    with tf.loop(n - 1) as i:
-        R[i, i] = tf.norm(A[j, i])
-        Q[j, i] = A[j, i] / R[i, i]
-        p, k = tf.index_grid([0, i + 1], [m, n])
-        t, = tf.index_grid([i + 1], [n])
-        R[i, t] = tf.sum(Q[p, i] * A[p, k], axis=0)
-        A[p, k] -= Q[p, i] * R[i, k]
-    R[n - 1, n - 1] = tf.norm(A[j, n - 1])
-    Q[j, n - 1] = A[j, n - 1] / R[n - 1, n - 1]
-    return [Q, R]
+def QRDecomposition():
+    return qr_decomposition()
 
 
 def _generate(lang):

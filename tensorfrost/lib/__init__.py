@@ -1,0 +1,1 @@
+"""Algorithms written as tensor programs, for use inside ``tf.compile``d functions."""
