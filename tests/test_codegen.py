@@ -63,6 +63,34 @@ def test_hlsl_declares_buffers_uniforms_and_numthreads():
         assert "[numthreads(" in kernel and "void main(uint3 tf_group : SV_GroupID" in kernel
 
 
+@pytest.mark.parametrize("lang", ["glsl", "hlsl"])
+def test_every_helper_a_shader_calls_is_defined_in_it(lang):
+    """Shaders are self-contained: each tf_ helper a kernel calls comes with it from the
+    prelude (HLSL, which cannot be compiled here, is checked this way)."""
+    def every_op():
+        x = tf.input([-1], tf.float32)
+        k = tf.input(x.shape, tf.int32)
+        values = [tf.fma(x, x, 1.0), tf.fma(k, k, 1), tf.pow(x, 2.5), tf.atan2(x, x + 1.0), x % 3.0, k % 3,
+                  k // 2, tf.tanh(x), tf.sinh(x), tf.asin(x), tf.acos(x), tf.smoothstep(0.0, 1.0, x),
+                  tf.float(tf.pcg(tf.uint(k))), tf.float(tf.reversebits(tf.uint(k))), tf.round(x)]
+        out = tf.zeros([4], tf.float32)
+        tf.scatterAdd(out[k % 4], x)
+        tf.scatterMin(out[k % 4], x)
+        return values + [out]
+    tf.initialize(tf.codegen, kernel_lang=getattr(tf, f"{lang}_lang"))
+    try:
+        before = len(tf.get_all_generated_kernels())
+        tf.compile(every_op)
+        kernels = tf.get_all_generated_kernels()[before:]
+    finally:
+        tf.initialize(tf.cpu)
+    for kernel in kernels:
+        called = set(re.findall(r"\b(tf_\w+)\(", kernel))
+        defined = set(re.findall(r"^\w+ (tf_\w+)\(", kernel, re.M))
+        macros = set(re.findall(r"#define (\w+)", kernel))
+        assert called <= defined | macros, f"{lang}: {sorted(called - defined - macros)} not defined"
+
+
 @pytest.mark.skipif(gl_unavailable_reason() is not None, reason=f"no OpenGL 4.3 context: {gl_unavailable_reason()}")
 def test_every_generated_glsl_kernel_compiles_on_the_driver():
     from tensorfrost.backend_gl import context

@@ -17,11 +17,10 @@ from .shader import (
     local_size,
     make_slots,
     prelude_blocks,
-    prelude_path,
     select_prelude,
 )
 
-_PRELUDE = prelude_blocks(prelude_path("prelude.glsl"))
+_PRELUDE = prelude_blocks([(r"\btf_exponent_t\b", "int")])
 NV_FLOAT_ATOMICS = "GL_NV_shader_atomic_float"
 
 

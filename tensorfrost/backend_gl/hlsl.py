@@ -19,11 +19,17 @@ from .shader import (
     local_size,
     make_slots,
     prelude_blocks,
-    prelude_path,
     select_prelude,
 )
 
-_PRELUDE = prelude_blocks(prelude_path("prelude.hlsl"))
+# The shader prelude is GLSL: HLSL's names for its built-ins and its compare-and-swap.
+_PRELUDE = prelude_blocks([
+    (r"\b(?:u?int)BitsToFloat\(", "asfloat("), (r"\bfloatBitsToUint\(", "asuint("),
+    (r"\bfloatBitsToInt\(", "asint("), (r"\bbitfieldReverse\(", "reversebits("),
+    (r"\broundEven\(", "round("), (r"\bfma\(", "mad("), (r"\bvec2\b", "float2"),
+    (r"\btf_exponent_t\b", "float"),
+    (r"uint (\w+) = atomicCompSwap\((\w+), (\w+), (\w+)\);", r"uint \1; InterlockedCompareExchange(\2, \3, \4, \1);"),
+])
 _COMPONENTS = "xyzw"
 
 

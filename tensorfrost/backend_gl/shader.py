@@ -223,10 +223,14 @@ _DEFINES = re.compile(r"^(?:#define\s+(TF_\w+)|\w+\s+(tf_\w+)\s*\()", re.M)
 _USES = re.compile(r"\b(?:tf|TF)_\w+\b")
 
 
-def prelude_blocks(path: str) -> list:
-    """(defined names, text) of each blank-line-separated block of a prelude file."""
-    with open(path) as f:
+def prelude_blocks(spelling: list) -> list:
+    """(defined names, text) of each blank-line-separated block of the shader prelude (written
+    in GLSL), respelled for one language by ``spelling``: (regular expression, replacement)
+    pairs applied in order."""
+    with open(os.path.join(os.path.dirname(__file__), "prelude.shader")) as f:
         text = f.read()
+    for pattern, replacement in spelling:
+        text = re.sub(pattern, replacement, text)
     blocks = []
     for block in re.split(r"\n\s*\n", text):
         lines = [line for line in block.strip().splitlines() if line.strip()]
@@ -246,10 +250,6 @@ def select_prelude(blocks: list, code: str) -> str:
             chosen.append(text)
             needed |= set(_USES.findall(text))
     return "\n\n".join(reversed(chosen))
-
-
-def prelude_path(filename: str) -> str:
-    return os.path.join(os.path.dirname(__file__), filename)
 
 
 class KernelShader:

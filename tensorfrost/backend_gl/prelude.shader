@@ -1,14 +1,17 @@
-// tensorfrost HLSL prelude (codegen only): the helpers generated kernels call, with the semantics of the
-// op table's numpy references (tensorfrost/ir/ops_math.py) and of the C++ prelude.
-// Blocks are separated by blank lines; a kernel includes only the blocks it uses.
-// NaN tests look at the bits, so that drivers compiling with fast math keep them.
-// HLSL's mad may or may not be fused, so pow's double-float steps may lose a few bits.
+// tensorfrost shader prelude: the helpers generated GLSL and HLSL kernels call, with the
+// semantics of the op table's numpy references (tensorfrost/ir/ops_math.py) and of the C++
+// prelude. Written in GLSL; hlsl.py respells it (bit casts, fma -> mad, vec2 -> float2,
+// the compare-and-swap) and both spell `tf_exponent_t`, the exponent type of frexp and
+// ldexp (int in GLSL, float in HLSL). Blocks are separated by blank lines; a kernel includes
+// only the blocks it uses. NaN tests look at the bits, so that drivers compiling with fast
+// math keep them. HLSL's mad may or may not be fused, so pow's double-float steps may lose
+// a few bits there.
 
-#define TF_INF asfloat(0x7F800000u)
+#define TF_INF uintBitsToFloat(0x7F800000u)
 
-#define TF_NAN asfloat(0x7FC00000u)
+#define TF_NAN uintBitsToFloat(0x7FC00000u)
 
-bool tf_isnan(float a) { return (asuint(a) & 0x7FFFFFFFu) > 0x7F800000u; }
+bool tf_isnan(float a) { return (floatBitsToUint(a) & 0x7FFFFFFFu) > 0x7F800000u; }
 
 int tf_clamp_index(int i, int n) { return clamp(i, 0, max(n - 1, 0)); }
 
@@ -28,15 +31,15 @@ float tf_mod(float a, float b) {
     float y = abs(b);
     if (isinf(x) || y == 0.0 || tf_isnan(a) || tf_isnan(b)) return TF_NAN;
     if (x >= y) {
-        float ex, ey;  // HLSL's frexp and ldexp take float exponents
+        tf_exponent_t ex, ey;
         frexp(x, ex);
         frexp(y, ey);
         for (int k = int(ex - ey); k >= 0; k--) {
-            float t = ldexp(y, float(k));
+            float t = ldexp(y, tf_exponent_t(k));
             if (x >= t) x -= t;
         }
     }
-    return asint(a) < 0 ? -x : x;
+    return floatBitsToInt(a) < 0 ? -x : x;
 }
 int tf_mod(int a, int b) {
     if (b == 0) return 0;
@@ -94,13 +97,13 @@ uint tf_shl(uint a, uint b) { return a << (b & 31u); }
 int tf_shr(int a, int b) { return a >> (b & 31); }
 uint tf_shr(uint a, uint b) { return a >> (b & 31u); }
 
-uint tf_reversebits(uint v) { return reversebits(v); }
+uint tf_reversebits(uint v) { return bitfieldReverse(v); }
 
 float tf_floor(float a) { return floor(a); }
 
 float tf_ceil(float a) { return ceil(a); }
 
-float tf_round(float a) { return round(a); }
+float tf_round(float a) { return roundEven(a); }
 
 float tf_trunc(float a) { return trunc(a); }
 
@@ -111,13 +114,13 @@ float tf_frac(float a) { return a - floor(a); }
 float tf_exp_df(float hi, float lo) {
     if (hi > 88.72284) return TF_INF;
     if (hi < -103.97208) return 0.0;
-    float n = round(hi * 1.44269504);
-    precise float r = mad(n, -0.693145752, hi);
-    r = mad(n, -1.42860677e-6, r) + lo;
-    float p = mad(mad(mad(mad(mad(mad(r, 1.0 / 5040.0, 1.0 / 720.0), r, 1.0 / 120.0), r, 1.0 / 24.0), r,
+    float n = roundEven(hi * 1.44269504);
+    precise float r = fma(n, -0.693145752, hi);
+    r = fma(n, -1.42860677e-6, r) + lo;
+    float p = fma(fma(fma(fma(fma(fma(r, 1.0 / 5040.0, 1.0 / 720.0), r, 1.0 / 120.0), r, 1.0 / 24.0), r,
                   1.0 / 6.0), r, 0.5), r * r, r) + 1.0;
     float half_n = trunc(0.5 * n);
-    return ldexp(ldexp(p, half_n), n - half_n);
+    return ldexp(ldexp(p, tf_exponent_t(half_n)), tf_exponent_t(n - half_n));
 }
 
 float tf_exp(float a) { return tf_exp_df(a, 0.0); }
@@ -147,7 +150,7 @@ float tf_asin(float a) {
     bool big = x > 0.5;
     float z = big ? 0.5 * (1.0 - x) : x * x;
     float s = big ? sqrt(z) : x;
-    float p = mad(((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z + 7.4953002686e-2) * z
+    float p = fma(((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z + 7.4953002686e-2) * z
                    + 1.6666752422e-1) * z, s, s);
     float r = big ? 1.57079632679 - 2.0 * p : p;
     return a < 0.0 ? -r : r;
@@ -166,7 +169,7 @@ float tf_atan(float a) {
     if (x > 2.414213562373095) { base = 1.57079632679; x = -1.0 / x; }
     else if (x > 0.4142135623730950) { base = 0.785398163397; x = (x - 1.0) / (x + 1.0); }
     float z = x * x;
-    float r = base + mad((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z
+    float r = base + fma((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z
                           - 3.33329491539e-1) * z, x, x);
     return tf_isnan(a) ? a : (a < 0.0 ? -r : r);
 }
@@ -177,7 +180,7 @@ float tf_sinh(float a) {
     float r;
     if (x < 0.5) {
         float z = x * x;
-        r = mad(z * (1.0 / 6.0 + z * (1.0 / 120.0 + z * (1.0 / 5040.0))), x, x);
+        r = fma(z * (1.0 / 6.0 + z * (1.0 / 120.0 + z * (1.0 / 5040.0))), x, x);
     } else {
         float e = tf_exp(0.5 * x);
         r = (0.5 * e) * e - 0.5 / (e * e);
@@ -207,27 +210,27 @@ float tf_tanh(float a) {
 
 // log(x) of a finite x > 0 as an unevaluated sum hi + lo, good to about 2^-40 (for pow):
 // x = 2^e * m with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s) with s = (m - 1) / (m + 1)
-float2 tf_log_df(float x) {
-    float e;
+vec2 tf_log_df(float x) {
+    tf_exponent_t e;
     float m = frexp(x, e);
-    if (m < 0.70710678) { m *= 2.0; e -= 1.0; }
+    if (m < 0.70710678) { m *= 2.0; e -= tf_exponent_t(1); }
     precise float f = m - 1.0;
     precise float u = 2.0 + f;
     precise float u_lo = f - (u - 2.0);
     precise float s = f / u;
-    precise float s_lo = (mad(-s, u, f) - s * u_lo) / u;
+    precise float s_lo = (fma(-s, u, f) - s * u_lo) / u;
     float z = s * s;
     float tail = s * z * (2.0 / 3.0 + z * (2.0 / 5.0 + z * (2.0 / 7.0 + z * (2.0 / 9.0 + z * (2.0 / 11.0)))));
-    float k = e;
+    float k = float(e);
     precise float a1 = k * 0.693145752;  // exact: few bits in both factors
     precise float hi = a1 + 2.0 * s;
     precise float b1 = hi - a1;
-    precise float lo = mad(k, 1.42860677e-6, 2.0 * s_lo + tail) + ((a1 - (hi - b1)) + (2.0 * s - b1));
+    precise float lo = fma(k, 1.42860677e-6, 2.0 * s_lo + tail) + ((a1 - (hi - b1)) + (2.0 * s - b1));
     precise float sum = hi + lo;
-    return float2(sum, lo - (sum - hi));
+    return vec2(sum, lo - (sum - hi));
 }
 
-bool tf_odd_integer(float b) { return abs(b) < 16777216.0 && b == trunc(b) && abs(fmod(b, 2.0)) == 1.0; }
+bool tf_odd_integer(float b) { return abs(b) < 16777216.0 && b == trunc(b) && abs(b - 2.0 * trunc(0.5 * b)) == 1.0; }
 
 // pow as C / numpy define it, also where GLSL's pow is undefined (x <= 0); b * log(x) is
 // formed in double-float so that large results keep their digits
@@ -241,20 +244,20 @@ float tf_pow(float a, float b) {
     if (x == 0.0) r = b > 0.0 ? 0.0 : TF_INF;
     else if (isinf(x)) r = b > 0.0 ? TF_INF : 0.0;
     else {
-        float2 l = tf_log_df(x);
+        vec2 l = tf_log_df(x);
         precise float hi = b * l.x;
-        precise float lo = mad(b, l.x, -hi) + b * l.y;
+        precise float lo = fma(b, l.x, -hi) + b * l.y;
         r = tf_exp_df(hi, lo);
     }
-    return asint(a) < 0 && tf_odd_integer(b) ? -r : r;
+    return floatBitsToInt(a) < 0 && tf_odd_integer(b) ? -r : r;
 }
 
 // atan2(y, x) with numpy's results for zeros and infinities
 float tf_atan2(float a, float b) {
     if (tf_isnan(a) || tf_isnan(b)) return TF_NAN;
-    bool negative_a = asint(a) < 0;
+    bool negative_a = floatBitsToInt(a) < 0;
     float r;
-    if (b == 0.0 && a == 0.0) r = asint(b) < 0 ? 3.14159265359 : 0.0;
+    if (b == 0.0 && a == 0.0) r = floatBitsToInt(b) < 0 ? 3.14159265359 : 0.0;
     else if (b == 0.0) r = 1.57079632679;
     else if (isinf(a) && isinf(b)) r = b > 0.0 ? 0.785398163397 : 2.35619449019;
     else {
@@ -271,9 +274,9 @@ float tf_smoothstep(float e0, float e1, float x) {
     return t * t * (3.0 - 2.0 * t);
 }
 
-float tf_mad(float a, float b, float c) { return a * b + c; }
-int tf_mad(int a, int b, int c) { return a * b + c; }
-uint tf_mad(uint a, uint b, uint c) { return a * b + c; }
+float tf_fma(float a, float b, float c) { return a * b + c; }
+int tf_fma(int a, int b, int c) { return a * b + c; }
+uint tf_fma(uint a, uint b, uint c) { return a * b + c; }
 
 float tf_to_float(float a) { return a; }
 float tf_to_float(int a) { return float(a); }
@@ -303,14 +306,14 @@ bool tf_to_bool(uint a) { return a != 0u; }
 bool tf_to_bool(bool a) { return a; }
 
 float tf_asfloat(float a) { return a; }
-float tf_asfloat(int a) { return asfloat(a); }
-float tf_asfloat(uint a) { return asfloat(a); }
+float tf_asfloat(int a) { return intBitsToFloat(a); }
+float tf_asfloat(uint a) { return uintBitsToFloat(a); }
 
-int tf_asint(float a) { return asint(a); }
+int tf_asint(float a) { return floatBitsToInt(a); }
 int tf_asint(int a) { return a; }
 int tf_asint(uint a) { return int(a); }
 
-uint tf_asuint(float a) { return asuint(a); }
+uint tf_asuint(float a) { return floatBitsToUint(a); }
 uint tf_asuint(int a) { return uint(a); }
 uint tf_asuint(uint a) { return a; }
 
@@ -333,7 +336,7 @@ uint tf_add(uint a, uint b) { return a + b; }
     for (;;) { \
         uint tf_next = encode(combine(decode(tf_seen), value)); \
         if (tf_next == tf_seen) break; \
-        uint tf_prior; InterlockedCompareExchange(word, tf_seen, tf_next, tf_prior); \
+        uint tf_prior = atomicCompSwap(word, tf_seen, tf_next); \
         if (tf_prior == tf_seen) break; \
         tf_seen = tf_prior; \
     } \
