@@ -347,18 +347,17 @@ class _While(_Region):
 
     def break_(self, *ifs) -> bool:
         """``break``: True if Python must break (a Python loop), after emitting it in the IR otherwise."""
-        if self.tensor:
-            tracing.break_loop()
-            return False
-        self.frame.python_jump("break", *ifs)
-        return True
+        return self._jump("break", tracing.break_loop, ifs)
 
     def continue_(self, *ifs) -> bool:
         """``continue``: like ``break_``."""
+        return self._jump("continue", tracing.continue_loop, ifs)
+
+    def _jump(self, kind: str, emit, ifs) -> bool:
         if self.tensor:
-            tracing.continue_loop()
+            emit()
             return False
-        self.frame.python_jump("continue", *ifs)
+        self.frame.python_jump(kind, *ifs)
         return True
 
 
