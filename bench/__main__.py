@@ -6,6 +6,12 @@
 
 Writes ``bench/out/results.json``, ``results.png`` and ``results.md`` (``--out`` to change).
 The exit status is 1 when any result disagrees with numpy or a tensorfrost row fails.
+
+A full run measures each workload in a fresh child process: the thread pools, allocators and
+JIT caches that one library leaves behind slowed the libraries measured after it by up to
+2.5x in one long-lived process, and a crash in one peer only loses that workload's rows.
+``--quick`` (whose timings only show that everything runs) keeps them in this process, as
+``--in-process`` does for a full run; ``--isolated`` forces child processes.
 """
 
 from __future__ import annotations
@@ -30,6 +36,12 @@ def parse(argv=None) -> argparse.Namespace:
     ap.add_argument("--no-stream", action="store_true", help="skip the STREAM triad")
     ap.add_argument("--stream-mb", type=int, default=None, help="STREAM array size in MB (default 256, quick 64)")
     ap.add_argument("--list", action="store_true", help="list the workloads and implementations, then exit")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--in-process", dest="isolated", action="store_false", default=None,
+                       help="run every workload in this process (the default with --quick)")
+    where.add_argument("--isolated", dest="isolated", action="store_true",
+                       help="run each workload in a fresh process (the default without --quick)")
+    ap.add_argument("--worker-json", default=None, help=argparse.SUPPRESS)  # child mode: rows to this file
     return ap.parse_args(argv)
 
 
@@ -39,7 +51,7 @@ def main(argv=None) -> int:
     peers.configure_threads(args.threads)  # before numpy, jax, torch... are imported
 
     from . import cbuild, report
-    from .harness import annotate, run_workload
+    from .harness import annotate, run_workload, run_workload_in_child, write_rows
     from .workloads import all_workloads
 
     workloads = all_workloads()
@@ -58,6 +70,10 @@ def main(argv=None) -> int:
     skip = {i.strip() for i in args.skip.split(",") if i.strip()}
     impls = [i for i in impls if i not in skip]
 
+    if args.worker_json:
+        write_rows(args.worker_json, [r for w in chosen.values() for r in run_workload(w, args.quick, impls)])
+        return 0
+
     meta = report.machine()
     meta.update({"quick": args.quick, "impls": impls})
     print(f"bench: {meta['cpu']}, {meta['cores']} cores, {meta['threads']} threads, commit {meta['commit']}")
@@ -67,14 +83,18 @@ def main(argv=None) -> int:
     if not args.no_stream and peers.available("c"):
         megabytes = args.stream_mb or (64 if args.quick else 256)
         meta["stream"] = cbuild.stream_triad(megabytes, repeats=5 if args.quick else 10)
-        stream_gbs = meta["stream"]["best_gbs"]
+        # Rows are medians, so they are compared with the median STREAM rate, not its best rep.
+        stream_gbs = meta["stream"]["median_gbs"]
         print(f"STREAM triad ({megabytes} MB arrays): best {stream_gbs:.1f} GB/s, "
               f"median {meta['stream']['median_gbs']:.1f} GB/s")
 
     results = []
     for wid, workload in chosen.items():
         print(f"{wid}: {workload.title}")
-        results += run_workload(workload, args.quick, impls)
+        if args.isolated or (args.isolated is None and not args.quick):
+            results += run_workload_in_child(workload, args.quick, impls, args.threads)
+        else:
+            results += run_workload(workload, args.quick, impls)
     # Quick sizes fit in the caches: a fraction of the DRAM bandwidth would mean nothing.
     annotate(results, workloads, None if args.quick else stream_gbs)
     targets = report.evaluate_targets(results, chosen, stream_gbs)

@@ -15,6 +15,11 @@ An implementation that cannot run for a reason other than a bug raises ``NotAvai
 from __future__ import annotations
 
 import gc
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -91,6 +96,7 @@ class Result:
     params: dict = field(default_factory=dict)
     detail: str = ""
     bandwidth_fraction: float | None = None
+    stream_gbs: float | None = None  # the STREAM rate measured beside this row
     vs_best_library: float | None = None
     vs_c: float | None = None
 
@@ -115,34 +121,44 @@ def default_check(outputs: list, reference: list) -> float:
     return max(relative_error(g, w) for g, w in zip(outputs, reference))
 
 
-def measure(run: Callable, quick: bool, budget_s: float | None = None) -> list[float]:
-    """Time ``run()`` repeatedly: at least 3 (quick) or 5 times (3 when a run takes over a
-    second), more while the time budget lasts (0.5 s quick, 4 s full), at most 50 times.
-    Returns every time in seconds."""
+def measure_in_rounds(runs: dict[str, Callable], quick: bool) -> tuple[dict, dict]:
+    """Time every implementation's ``run()`` in rounds, each round calling each once in turn,
+    so that a slow phase of the machine (on this VM, whole seconds at 1.5x the time) lands on
+    every row alike instead of on whichever ran then. Each runs at least 3 (quick) or 5 times
+    (3 when a run takes over a second), more while its own time budget lasts (0.5 s quick,
+    4 s full), at most 50 times. Returns every time in seconds by name, and the exception of
+    each implementation that raised (it is timed no further)."""
     min_reps, budget = (3, 0.5) if quick else (5, 4.0)
-    if budget_s is not None:
-        budget = budget_s
-    times: list[float] = []
-    start = time.perf_counter()
-    while len(times) < 50:
-        t0 = time.perf_counter()
-        out = run()
-        times.append(time.perf_counter() - t0)
-        del out
-        if times[0] > 1.0:
-            min_reps = 3  # a slow peer (numpy on W3/W4): three runs give a fair median
-        if len(times) >= min_reps and time.perf_counter() - start > budget:
-            break
-    return times
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    errors: dict[str, Exception] = {}
+    active = list(runs)
+    while active:
+        for name in list(active):
+            try:
+                t0 = time.perf_counter()
+                out = runs[name]()
+                times[name].append(time.perf_counter() - t0)
+                del out
+            except Exception as e:  # noqa: BLE001 - a failing implementation is a row, not a crash
+                errors[name] = e
+                active.remove(name)
+                continue
+            done = times[name]
+            reps = 3 if done[0] > 1.0 else min_reps  # a slow peer (numpy on W3/W4): three give a fair median
+            if len(done) >= 50 or (len(done) >= reps and sum(done) > budget):
+                active.remove(name)
+    return times, errors
 
 
 def size_label(params: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in params.items() if not k.startswith("_"))
 
 
-def run_impl(workload: Workload, name: str, inputs: dict, params: dict, reference: list, quick: bool) -> Result:
-    """Set up, check and time one implementation of a workload."""
+def prepare_impl(workload: Workload, name: str, inputs: dict, params: dict, reference: list) -> tuple:
+    """Set up one implementation of a workload and check its result against the reference.
+    Returns its row and its ``run`` (None when it cannot be timed)."""
     result = Result(workload.id, name, unit=workload.metric, size=size_label(params), params=dict(params))
+    run = None
     try:
         peers.limit_threads(name)
         run, fetch = workload.impls[name](inputs, params)
@@ -153,26 +169,27 @@ def run_impl(workload: Workload, name: str, inputs: dict, params: dict, referenc
             result.status = "wrong"
             result.message = f"error {result.error:.3g} > tolerance {workload.tolerance:g}"
         del outputs
-        result.times_s = measure(run, quick)
-        result.median_s = float(np.median(result.times_s))
-        if workload.time_metric:
-            scale = workload.time_scale(params) if callable(workload.time_scale) else workload.time_scale
-            result.metric = result.median_s * scale
-        else:
-            result.metric = workload.work(params) / result.median_s
-    except NotAvailableError as e:
-        result.status, result.message = "n/a", str(e)
     except Exception as e:  # noqa: BLE001 - a failing implementation is a row, not a crash
-        result.status = "error"
-        result.message = f"{type(e).__name__}: {e}".strip()[:400]
-        result.detail = traceback.format_exc(limit=6)
+        _record_failure(result, e)
+        run = None
     finally:
         gc.collect()
-    return result
+    return result, run
+
+
+def _record_failure(result: Result, e: Exception) -> None:
+    """Make ``result`` the row of an implementation that raised ``e``."""
+    if isinstance(e, NotAvailableError):
+        result.status, result.message = "n/a", str(e)
+        return
+    result.status = "error"
+    result.message = f"{type(e).__name__}: {e}".strip()[:400]
+    result.detail = "".join(traceback.format_exception(e, limit=6))
 
 
 def run_workload(workload: Workload, quick: bool, impls: list[str] | None = None, log=print) -> list[Result]:
-    """Run the chosen implementations (all available ones by default) of one workload."""
+    """Run the chosen implementations (all available ones by default) of one workload: set up
+    and check each, then time them."""
     names = [n for n in workload.impls if impls is None or peers.base_impl(n) in impls or n in impls]
     if workload.custom is not None:
         return workload.custom(quick, names, log)
@@ -182,16 +199,83 @@ def run_workload(workload: Workload, quick: bool, impls: list[str] | None = None
     t0 = time.perf_counter()
     reference = workload.reference(inputs, params)
     log(f"  {workload.id}: numpy reference in {time.perf_counter() - t0:.2f} s")
-    results = []
+    results, runs = [], {}
     for name in names:
         if not peers.available(name):
             results.append(Result(workload.id, name, status="n/a", message="not installed", unit=workload.metric,
                                   size=size_label(params), params=dict(params)))
             continue
-        result = run_impl(workload, name, inputs, params, reference, quick)
-        log(f"  {workload.id} {name:<22} {describe(result)}")
+        result, run = prepare_impl(workload, name, inputs, params, reference)
         results.append(result)
+        if run is not None:
+            runs[name] = run
+    # tensorfrost and the C share one OpenMP runtime: timed in rounds, a slow phase of the
+    # machine hits both. A library's idle threads spin after each call (OpenBLAS, XLA, torch)
+    # and would slow whichever library ran next, so each library peer is timed alone.
+    own = {name: run for name, run in runs.items() if not peers.is_library_peer(name)}
+    stream_gbs = _stream_beside(workload, quick)
+    times, errors = measure_in_rounds(own, quick)
+    for name in runs.keys() - own.keys():
+        alone_times, alone_errors = measure_in_rounds({name: runs[name]}, quick)
+        times.update(alone_times)
+        errors.update(alone_errors)
+    for result in results:
+        if result.impl in errors:
+            _record_failure(result, errors[result.impl])
+        elif result.impl in runs:
+            _set_metric(workload, result, times[result.impl])
+            result.stream_gbs = stream_gbs
+        log(f"  {workload.id} {result.impl:<22} {describe(result)}")
     return results
+
+
+def _stream_beside(workload: Workload, quick: bool) -> float | None:
+    """The median STREAM triad rate just before the rows of a bandwidth-bound workload are
+    timed: this VM's bandwidth drifts by 1.5x over minutes, so a fraction of a rate measured
+    at the start of the run can exceed 1."""
+    if quick or workload.bytes_moved is None or not peers.available("c"):
+        return None
+    from . import cbuild
+    return cbuild.stream_triad(256, repeats=5)["median_gbs"]
+
+
+def _set_metric(workload: Workload, result: Result, times: list[float]) -> None:
+    result.times_s = times
+    result.median_s = float(np.median(times))
+    params = result.params
+    if workload.time_metric:
+        scale = workload.time_scale(params) if callable(workload.time_scale) else workload.time_scale
+        result.metric = result.median_s * scale
+    else:
+        result.metric = workload.work(params) / result.median_s
+
+
+def run_workload_in_child(workload: Workload, quick: bool, impls: list[str], threads: int) -> list[Result]:
+    """``run_workload`` in a fresh ``python -m bench`` process, so that no library's leftover
+    threads or heap from an earlier workload run beside this one. Its log goes to our stdout."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    fd, path = tempfile.mkstemp(prefix=f"bench-{workload.id}-", suffix=".json")
+    os.close(fd)
+    command = [sys.executable, "-m", "bench", "--only", workload.id, "--impls", ",".join(impls),
+               "--threads", str(threads), "--no-stream", "--worker-json", path] + (["--quick"] if quick else [])
+    try:
+        sys.stdout.flush()
+        code = subprocess.call(command, cwd=root, env=env)
+        with open(path) as f:
+            text = f.read()
+        if code == 0 and text:
+            return [Result(**row) for row in json.loads(text)]
+        return [Result(workload.id, "tensorfrost", status="error", unit=workload.metric,
+                       message=f"the benchmark process for {workload.id} exited with status {code}")]
+    finally:
+        os.unlink(path)
+
+
+def write_rows(path: str, results: list[Result]) -> None:
+    """The rows of a child process (``--worker-json``), for ``run_workload_in_child``."""
+    with open(path, "w") as f:
+        json.dump([r.as_dict() for r in results], f, default=float)
 
 
 def describe(result: Result) -> str:
@@ -205,7 +289,8 @@ def describe(result: Result) -> str:
 
 def annotate(results: list[Result], workloads: dict, stream_gbs: float | None) -> None:
     """Fill in the ratio columns: against the best library peer, against the C row, and the
-    fraction of STREAM bandwidth for bandwidth-bound workloads."""
+    fraction of STREAM bandwidth for bandwidth-bound workloads (of the rate measured beside
+    the row when there is one, else of ``stream_gbs``)."""
     by_workload: dict[str, list[Result]] = {}
     for r in results:
         by_workload.setdefault(r.workload, []).append(r)
@@ -222,9 +307,10 @@ def annotate(results: list[Result], workloads: dict, stream_gbs: float | None) -
         for r in good:
             r.vs_best_library = _ratio(r.metric, best_lib, workload.higher_is_better)
             r.vs_c = _ratio(r.metric, c_metric, workload.higher_is_better)
-            if workload.bytes_moved is not None and stream_gbs:
+            stream = r.stream_gbs or stream_gbs
+            if workload.bytes_moved is not None and stream:
                 gbs = workload.bytes_moved(r.params) / r.median_s / 1e9
-                r.bandwidth_fraction = gbs / stream_gbs
+                r.bandwidth_fraction = gbs / stream
 
 
 def _ratio(value: float, base: float | None, higher_is_better: bool) -> float | None:

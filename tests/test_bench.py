@@ -66,11 +66,20 @@ def test_numpy_peer_and_report(tmp_path):
 
 
 def test_command_line_quick_run(tmp_path):
-    """``python -m bench --quick`` on one workload exits 0 and writes its JSON."""
+    """``python -m bench --quick`` on one workload, in a child process as full runs do, exits 0
+    and writes its JSON."""
     env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = subprocess.run([sys.executable, "-m", "bench", "--quick", "--only", "W7", "--impls", "tensorfrost,numpy",
-                          "--no-stream", "--out", str(tmp_path)], cwd=REPO, env=env, capture_output=True,
+                          "--isolated", "--no-stream", "--out", str(tmp_path)], cwd=REPO, env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     data = json.loads((tmp_path / "results.json").read_text())
     assert [r["status"] for r in data["results"]] == ["ok", "ok"]
+
+
+def test_a_failing_workload_process_becomes_an_error_row():
+    """Workloads run in child processes; one that dies is reported, not a crash of the run."""
+    missing = harness.Workload("W99", "not a workload", "s", sizes={})
+    rows = harness.run_workload_in_child(missing, quick=True, impls=["tensorfrost"], threads=1)
+    assert [(r.workload, r.impl, r.status) for r in rows] == [("W99", "tensorfrost", "error")]
+    assert "exited with status 2" in rows[0].message
