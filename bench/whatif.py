@@ -324,11 +324,12 @@ def patched_build(transform, flags: str):
     original = runtime.build_library
     changed: list[bool] = []
 
-    def build(source, name, extra_flags=""):
+    def build(source, name, extra_flags="", **options):
+        if name == "tf_pool":  # the C buffer pool, not a program
+            return original(source, name, extra_flags, **options)
         new = transform(source) if transform is not None else source
-        if name != "tf_pool":
-            changed.append(new != source)
-        return original(new, name, " ".join(f for f in (extra_flags, flags) if f))
+        changed.append(new != source)
+        return original(new, name, " ".join(f for f in (extra_flags, flags) if f), **options)
     runtime.build_library = build
     try:
         yield changed

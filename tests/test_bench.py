@@ -83,3 +83,25 @@ def test_a_failing_workload_process_becomes_an_error_row():
     rows = harness.run_workload_in_child(missing, quick=True, impls=["tensorfrost"], threads=1)
     assert [(r.workload, r.impl, r.status) for r in rows] == [("W99", "tensorfrost", "error")]
     assert "exited with status 2" in rows[0].message
+
+
+def test_whatif_hook_edits_programs_and_builds_the_pool_unchanged():
+    """``bench.whatif`` rewrites each program's C++ through a build hook; the buffer pool (a C
+    library built with ``language="c"``) must pass through it untouched."""
+    import numpy as np
+
+    from bench.whatif import patched_build
+    from tensorfrost.backend_cpu import runtime
+
+    tf.initialize(tf.cpu)
+
+    def plus_three():
+        x = tf.input([-1], tf.float32)
+        return x + 3.0
+
+    with patched_build(lambda source: source + "\n// edited by the what-if hook\n", "") as changed:
+        prog = tf.compile(plus_three)
+        with open(runtime.POOL_SOURCE) as f:
+            assert os.path.exists(runtime.build_library(f.read(), "tf_pool", language="c"))
+    assert changed == [True]
+    np.testing.assert_array_equal(prog(np.arange(4, dtype=np.float32)).numpy, np.arange(4) + 3.0)

@@ -38,7 +38,7 @@ POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.c")
 
 
 class _Pool:
-    """The process-wide buffer pool (pool.cpp), shared by Python and every program."""
+    """The process-wide buffer pool (pool.c), shared by Python and every program."""
 
     def __init__(self):
         with open(POOL_SOURCE) as f:
