@@ -3,6 +3,7 @@ transposes, loops, loops left early, conditions, scatters) give the same results
 numpy reference interpreter before any pass, after every pass, and on every backend."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -129,3 +130,23 @@ def test_backends_match_the_reference_interpreter(backend, recipe, size, seed):
     want = interpret(trace(program), arrays)
     got = [t.numpy for t in tf.compile(program)(*arrays)]
     _assert_close(got, want)
+
+
+def test_interpreter_runs_gradients_after_the_autodiff_pass_only():
+    """The oracle interprets a program with ``tf.grad`` once the autodiff pass has expanded
+    it (d/dx sum(x^2) = 2x); before that pass it refuses with an InternalError."""
+    def square_grad():
+        x = tf.input([-1], tf.float32)
+        return tf.grad(tf.sum(x * x), x)
+
+    x = np.linspace(-2, 2, 9).astype(np.float32)
+    program = trace(square_grad)
+    with pytest.raises(tf.InternalError, match="autodiff pass expands it"):
+        interpret(clone_program(program), [x])
+    for name, run_pass in PASSES:
+        program = run_pass(program)
+        if name == "autodiff":
+            break
+    else:
+        raise AssertionError("no pass named 'autodiff' in the pipeline")
+    np.testing.assert_allclose(interpret(program, [x])[0], 2 * x, rtol=1e-6)

@@ -15,8 +15,9 @@ import re
 import numpy as np
 
 from ..ir import dtypes as dt
+from ..ir.errors import InternalError
 from ..ir.node import Node
-from ..ir.shapes import dims_equal, shapes_equal, static_value
+from ..ir.shapes import describe_shape, dims_equal, shapes_equal, static_value
 
 
 class Lang:
@@ -188,7 +189,7 @@ class BodyEmitter:
         elif node.op.kind == "elementwise":
             self.define(node, self.expression(node))
         else:
-            raise NotImplementedError(f"no {self.lang.name} emitter for op {name}")
+            raise InternalError(f"no {self.lang.name} emitter for op '{name}' (its op-table entry has no spelling)")
 
     def expression(self, node: Node) -> str:
         """The expression of an elementwise node, spelled as the op table says (int32 data
@@ -213,7 +214,8 @@ class BodyEmitter:
 
     def stmt_dim_id(self, node: Node) -> None:
         if not shapes_equal(node.shape, self.grid):
-            raise NotImplementedError("dim_id of another shape inside a kernel")
+            raise InternalError(f"a kernel over {describe_shape(self.grid)} reads the index of another "
+                                f"shape, {describe_shape(node.shape)}")
 
     def stmt_load(self, node: Node) -> None:
         memory = node.args[0]

@@ -99,3 +99,7 @@ class CompileError(TensorFrostError):
 
 class RuntimeCheckError(TensorFrostError):
     """A check inside a running program failed (for example a broken shape relation)."""
+
+
+class InternalError(TensorFrostError):
+    """An invariant of tensorfrost itself does not hold: a bug to report, not a user error."""

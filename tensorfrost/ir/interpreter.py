@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import RuntimeCheckError
+from .errors import InternalError, RuntimeCheckError
 from .node import Node, Program, Scope
 from .ops import ELEMENTWISE, MATMUL, REDUCTION, SCAN, VIEW
 
@@ -230,7 +230,8 @@ class Interpreter:
     op_pass_grad = op_detach
 
     def op_grad(self, node):
-        raise NotImplementedError("tf.grad is expanded by the autodiff pass; interpret the program after it")
+        raise InternalError("tf.grad reached the reference interpreter: the autodiff pass expands it, "
+                            "so interpret the program after that pass")
 
 
 # -- algorithmic ops ------------------------------------------------------------------------
@@ -279,7 +280,7 @@ def _view(interp: Interpreter, node: Node):
         return np.repeat(x, a["repeats"], axis=a["axis"])
     if name == "reverse":
         return np.flip(x, a["axis"])
-    raise NotImplementedError(name)
+    raise InternalError(f"the reference interpreter has no rule for the view op '{name}'")
 
 
 def _matmul(interp: Interpreter, node: Node):

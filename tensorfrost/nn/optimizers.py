@@ -158,8 +158,9 @@ class Optimizer(Module):
 
     def direction(self, k: int, g, context):
         """The update of trained parameter ``k`` from its gradient ``g`` (before the
-        learning rate); updates the parameter's state."""
-        raise NotImplementedError
+        learning rate); updates the parameter's state. Each optimizer defines it."""
+        raise NotImplementedError(f"{type(self).__name__} does not define direction(k, g, context), the update "
+                                  "of a parameter from its gradient")
 
     def compile_step(self, *args, loss=None, name: str | None = None) -> TrainStep:
         """Compile a training step that keeps the state in this optimizer. ``args`` are the
