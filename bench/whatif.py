@@ -71,23 +71,28 @@ _REDUCTION = re.compile(r"(?m)^(?P<ind>\s*)float (?P<acc>\w+) = 0\.0f;\n(?P=ind)
                         r"(?P=ind)(?P<store>\w+\[tf_t\] = (?P=acc);)\n")
 
 
+def _adjacent_runs(matches, same: tuple):
+    """Runs of two or more matches that follow each other in the source with no gap and
+    agree on the groups ``same``."""
+    run: list = []
+    for m in matches:
+        if run and m.start() == run[-1].end() and all(m.group(g) == run[0].group(g) for g in same):
+            run.append(m)
+            continue
+        if len(run) > 1:
+            yield run
+        run = [m]
+    if len(run) > 1:
+        yield run
+
+
 def fuse_reductions(source: str) -> str:
     """Merge adjacent reduction loops over the same range into one loop with several
     accumulators (after ``register_accumulators``), so values they share (the n-body's
     r^2, sqrt and division) are computed once per pair instead of once per reduction."""
     source = register_accumulators(source)
     out, pos = [], 0
-    blocks = list(_REDUCTION.finditer(source))
-    k = 0
-    while k < len(blocks):
-        group = [blocks[k]]
-        while (k + len(group) < len(blocks) and blocks[k + len(group)].start() == group[-1].end()
-               and blocks[k + len(group)].group("n") == group[0].group("n")
-               and blocks[k + len(group)].group("ind") == group[0].group("ind")):
-            group.append(blocks[k + len(group)])
-        k += len(group)
-        if len(group) < 2:
-            continue
+    for group in _adjacent_runs(_REDUCTION.finditer(source), ("n", "ind")):
         first = group[0]
         ind, v = first.group("ind"), first.group("v")
         accs = [b.group("acc") for b in group]
@@ -112,16 +117,7 @@ def fuse_lane_reductions(source: str) -> str:
         r"(?P=ind)    for \(int32_t tf_l = 0; tf_l < (?P=w); tf_l\+\+\) \{\n"
         r"(?P<lane>(?:(?P=ind)        .*\n)*?)(?P=ind)    \}\n(?P=ind)\}\n")
     out, pos = [], 0
-    found = list(pair.finditer(source))
-    k = 0
-    while k < len(found):
-        group = [found[k]]
-        while (k + len(group) < len(found) and found[k + len(group)].start() == group[-1].end()
-               and all(found[k + len(group)].group(g) == group[0].group(g) for g in ("ind", "w", "n"))):
-            group.append(found[k + len(group)])
-        k += len(group)
-        if len(group) < 2:
-            continue
+    for group in _adjacent_runs(pair.finditer(source), ("ind", "w", "n")):
         first = group[0]
         ind, v, w = first.group("ind"), first.group("v"), first.group("w")
         pre, lane = "", ""

@@ -400,34 +400,31 @@ def _as_bool(value):
     return value if value.dtype is dt.bool1 else apply("ne", value, 0)
 
 
-def and_(first, *rest):
-    """``a and b and ...`` (the rest as thunks): elementwise and once a tensor appears."""
+def _short_circuit(op: str, decides, first, rest):
+    """Python's ``and``/``or`` over ``first`` and the thunks ``rest``: a Python value for
+    which ``decides`` holds ends the chain, as in Python; once a tensor appears the rest
+    combine with the elementwise ``op`` (a tensor has no truth value at trace time)."""
     value = first
     for k, thunk in enumerate(rest):
         if isinstance(value, Tensor):
             result = _as_bool(value)
             for later in rest[k:]:
-                result = apply("and", result, _bool_of(later()))
+                result = apply(op, result, _bool_of(later()))
             return result
-        if not value:
+        if decides(value):
             return value
         value = thunk()
     return value
+
+
+def and_(first, *rest):
+    """``a and b and ...`` (the rest as thunks): elementwise and once a tensor appears."""
+    return _short_circuit("and", lambda value: not value, first, rest)
 
 
 def or_(first, *rest):
     """``a or b or ...`` (the rest as thunks): elementwise or once a tensor appears."""
-    value = first
-    for k, thunk in enumerate(rest):
-        if isinstance(value, Tensor):
-            result = _as_bool(value)
-            for later in rest[k:]:
-                result = apply("or", result, _bool_of(later()))
-            return result
-        if value:
-            return value
-        value = thunk()
-    return value
+    return _short_circuit("or", bool, first, rest)
 
 
 def _bool_of(value):
