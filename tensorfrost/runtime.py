@@ -71,7 +71,8 @@ def as_array(value, dtype: dt.DType | None = None, what: str = "value") -> np.nd
             raise ArgumentError(f"{what}: values do not fit in {target!r}")
     if array.size > MAX_ELEMENTS:
         raise ArgumentError(f"{what}: {array.size} elements is more than the {MAX_ELEMENTS} a tensor can hold")
-    return np.ascontiguousarray(array, dtype=target.numpy)
+    # (ascontiguousarray alone would make a 0-d array 1-d)
+    return np.ascontiguousarray(array, dtype=target.numpy).reshape(array.shape)
 
 
 def tensor(value, dtype=None) -> TensorMemory:

@@ -39,7 +39,8 @@ def check_gradients(program_body, reference, arrays, rtol=2e-3, atol=2e-4):
     weights = rng.uniform(0.5, 1.5, out_shape).astype(np.float32)
 
     def program():
-        inputs = [tf.input([-1] * len(s), tf.float32) for s in shapes]
+        # Axes of size 1 are declared so: free (-1) sizes combined elementwise must be equal.
+        inputs = [tf.input([1 if n == 1 else -1 for n in s], tf.float32) for s in shapes]
         w = tf.input([-1] * len(out_shape), tf.float32)
         loss = program_body(*inputs) * w
         return [tf.grad(loss, x) for x in inputs]

@@ -70,7 +70,7 @@ def test_matmul_broadcast_batch(backend, rng):
     def program():
         x = tf.input([-1, -1, -1])
         y = tf.input([-1, -1])
-        z = tf.input([-1, -1, -1])
+        z = tf.input([1, -1, -1])  # a batch axis of size 1 broadcasts; free sizes must match
         w = tf.input([-1])
         return [x @ y, (x @ y) @ z, x @ w, w @ y, tf.dot(w, w)]
     wants = [a @ b, (a @ b) @ c, a @ v, v @ b, np.dot(v, v)]

@@ -34,6 +34,7 @@ from ..ir.builder import current
 from ..ir.errors import user_location
 from ..ir.node import operands
 from ..ir.tensor import Tensor, apply, is_scalar
+from ..ir.widen import Retrace
 from .errors import KernelProgramError
 
 _FOREVER = 2 ** 31 - 1  # the end of the counted loop that runs `while` loops in the IR
@@ -212,7 +213,7 @@ class Frame:
             handle = tracing.const(value)
             node, pending = handle.node, False
         elif isinstance(value, Tensor):
-            handle = value if not shared and self._fresh_constant(value.node) else apply("copy", value)
+            handle = value if not shared and self._fresh_constant(value.node) else _variable_copy(value)
             node, pending = handle.node, False
         else:
             raise KernelProgramError(f"'{name}' is assigned under tensor control flow, so it must hold a tensor "
@@ -251,6 +252,12 @@ class Frame:
                                      f"or if), but is assigned a {new_dtype!r} value; give it a {new_dtype!r} "
                                      f"value before (for example 0.0 instead of 0)", user_location())
         tracing.assign(Tensor(var.node), value)
+
+
+def _variable_copy(value: Tensor) -> Tensor:
+    copy = apply("copy", value)
+    current().variables.declare(copy.node)
+    return copy
 
 
 class _Region:
@@ -314,7 +321,10 @@ class _While(_Region):
         self.test_fn, self.has_else, self.first, self.calls = test, has_else, None, 0
 
     def __enter__(self):
-        if self.test_fn is None:
+        # A loop whose condition became a tensor in an earlier trace is a tensor loop
+        # from the start, its Python-number variables carried as tensors.
+        self.key = self.frame.builder.variables.site(user_location(), "while")
+        if self.test_fn is None or self.key in self.frame.builder.variables.plan.tensor_loops:
             self.tensor = True
         else:
             self.first = self.test_fn()
@@ -333,8 +343,8 @@ class _While(_Region):
         if not self.tensor:
             value, self.first = (self.first, None) if self.calls == 1 else (self.test_fn(), None)
             if isinstance(value, Tensor):
-                raise KernelProgramError("this while condition was a Python value and became a tensor; give "
-                                         "its variables tensor values before the loop", user_location())
+                self.frame.builder.variables.plan.tensor_loops.add(self.key)
+                raise Retrace
             return bool(value)
         if self.calls > 1:
             self._close()

@@ -9,7 +9,7 @@ find none and raise a clear error.
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from .errors import ShapeError, TraceError, user_location
 from .node import Node, Program, Scope
 from .ops import ELEMENTWISE, OPS, elementwise_types
 from .shapes import describe_dim, dims_equal, static_value
+from .widen import ShapePlan, Variables
 
 _state = threading.local()
 
@@ -25,13 +26,18 @@ _state = threading.local()
 class Builder:
     """Creates nodes at an insertion point: the end of ``target`` (a scope's node list)."""
 
-    def __init__(self, program: Program, scope: Scope | None = None, trace: bool = False):
+    def __init__(self, program: Program, scope: Scope | None = None, trace: bool = False,
+                 plan: ShapePlan | None = None):
         self.program = program
         self.scope = scope if scope is not None else program.root
         self.target = self.scope.nodes
         self.trace = trace  # record the user's source line on every node
         self.open_loops: list[Node] = []
         self.open_conditions: list[Node] = []
+        self.variables = Variables(self, plan or ShapePlan())
+        self.aliases: dict[Node, Node] = {}  # dim -> the equal dim that replaces it (unify)
+        self._check_nodes: set[Node] = set()
+        self._checking = False
 
     # -- insertion point -----------------------------------------------------------------
 
@@ -48,11 +54,16 @@ class Builder:
     def emit(self, node: Node) -> Node:
         node.scope = self.scope
         self.target.append(node)
+        if self._checking:
+            self._check_nodes.add(node)
         return node
 
     def make(self, op_name: str, args=(), attrs=None, dtype=None, shape=(), name=None, location=None) -> Node:
         if location is None and self.trace:
             location = user_location()
+        if self.aliases and not self._checking:
+            args = [self.aliases.get(a, a) for a in args]
+            shape = tuple(self.aliases.get(d, d) for d in shape)
         return self.emit(Node(OPS[op_name], dtype, shape, args, attrs, name=name, location=location))
 
     # -- values --------------------------------------------------------------------------
@@ -67,6 +78,9 @@ class Builder:
             if value.shape != () or not value.dtype.is_integer:
                 raise ShapeError(f"shape entries must be scalar integers, got a {value.dtype!r} tensor "
                                  f"of rank {value.rank}")
+            value = self.aliases.get(value, value)
+            if value.op.name == "input":  # a rank-0 argument: the host reads its value
+                value = self.make("load", [value], dtype=value.dtype, shape=())
             return value if value.dtype is dt.int32 else self.cast(value, dt.int32)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ShapeError(f"shape entries must be ints or scalar int tensors, got {value!r}")
@@ -118,9 +132,27 @@ class Builder:
                     raise ShapeError(f"{what}: cannot broadcast shapes {_fmt_shapes(shapes)} "
                                      f"(axis {axis}: {static_value(chosen)} vs {static_value(dim)})",
                                      user_location())
-                self.require_broadcastable(chosen, dim, what)
+                if static_value(chosen) is not None or static_value(dim) is not None:
+                    self.require_broadcastable(chosen, dim, what)
+                else:
+                    chosen = self.unify(chosen, dim, what)
             out.append(chosen)
         return tuple(out)
+
+    def unify(self, a: Node, b: Node, what: str) -> Node:
+        """Two sizes known only at run time, combined elementwise, must be equal: check that
+        when the program runs, and from here on use one node (the one defined first) for
+        both, so that every later pass sees one shape. Returns that node."""
+        root = self.program.root.nodes
+        order = {n: k for k, n in enumerate(root)}
+        keep, drop = (a, b) if order.get(a, len(root)) <= order.get(b, len(root)) else (b, a)
+        message = (f"{what}: {describe_dim(drop)} is {{1}} but must equal {describe_dim(keep)}, which is {{0}} "
+                   "(the two are combined elementwise)")
+        if drop in order and keep in order:
+            self.aliases[drop] = keep
+            _substitute(self.program, drop, keep, self._check_nodes)
+        self.require_equal(keep, drop, message)
+        return keep
 
     def require_broadcastable(self, dim: Node, other: Node, what: str) -> None:
         """Emit a run-time check that ``other`` equals ``dim`` or is 1."""
@@ -145,17 +177,18 @@ class Builder:
         """
         location = location or user_location()
         anchor = self._check_anchor(values)
-        if anchor is None:
-            ok = condition()
-            self.make("assert", [ok, *values], attrs={"message": message}, location=location)
-            return
-        root = self.program.root
         staged: list[Node] = []
-        with self.inside(root, staged):
-            ok = condition()
-            self.make("assert", [ok, *values], attrs={"message": message}, location=location)
-        index = root.nodes.index(anchor)
-        root.nodes[index:index] = staged
+        checking, self._checking = self._checking, True  # checks read dims as given, not as unified
+        try:
+            with self.inside(self.program.root, staged) if anchor is not None else nullcontext():
+                ok = condition()
+                self.make("assert", [ok, *values], attrs={"message": message}, location=location)
+        finally:
+            self._checking = checking
+        if anchor is not None:
+            root = self.program.root.nodes
+            index = root.index(anchor)
+            root[index:index] = staged
 
     def _check_anchor(self, values: list):
         """The outermost loop/if being traced, if every value is defined before it."""
@@ -170,6 +203,17 @@ class Builder:
             if value.scope is not self.program.root or root_nodes.index(value) > position:
                 return None
         return anchor
+
+
+def _substitute(program: Program, old: Node, new: Node, keep: set) -> None:
+    """Read ``new`` wherever the program reads ``old``, except in the nodes of checks."""
+    for node in program.walk():
+        if node in keep or node.op.name == "assert":
+            continue
+        if any(a is old for a in node.args):
+            node.args = [new if a is old else a for a in node.args]
+        if any(d is old for d in node.shape):
+            node.shape = tuple(new if d is old else d for d in node.shape)
 
 
 def _fmt_shapes(shapes) -> str:
@@ -204,10 +248,10 @@ def active() -> Builder | None:
 
 
 @contextmanager
-def tracing(program: Program):
+def tracing(program: Program, plan: ShapePlan | None = None):
     """Make a new builder for ``program`` current while the body runs."""
     saved = getattr(_state, "builder", None)
-    builder = Builder(program, trace=True)
+    builder = Builder(program, trace=True, plan=plan)
     _state.builder = builder
     try:
         yield builder

@@ -7,6 +7,7 @@ Each is a thin wrapper over one op-table entry; the op table documents the seman
 from __future__ import annotations
 
 from . import algorithms
+from .builder import current
 from .ops import OPS
 from .tensor import apply
 
@@ -52,7 +53,13 @@ asuint = _unary("asuint", "Reinterpret the 32 bits as uint32")
 pcg = _unary("pcg", "PCG hash of a uint")
 pcgf = _unary("pcgf", "PCG hash mapped to a float in [0, 1)")
 reversebits = _unary("reversebits", "Reverse the bit order of a uint")
-copy = _unary("copy", "A copy of the value")
+
+
+def copy(x):
+    """A copy of the value (elementwise): a variable that ``.val = ...`` may update and widen."""
+    result = apply("copy", x)
+    current().variables.declare(result.node)
+    return result
 
 
 def sqr(x):

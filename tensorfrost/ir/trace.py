@@ -13,7 +13,7 @@ from .node import Program
 from .tensor import Tensor, is_scalar
 from .tracing import input as tf_input
 from .validate import check_scoping
-from .widen import widen_for_conditions
+from .widen import MAX_TRACES, Retrace, ShapePlan, retrace_limit_error, sets_in, widen_for_conditions
 
 _SIMPLE_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
 _TUPLE_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*=[^=]")
@@ -42,9 +42,22 @@ def _annotation(fn, param: inspect.Parameter):
 
 def trace(fn, name: str | None = None, call=None) -> Program:
     """Run ``fn`` under the tracer. Parameters annotated ``tf.Arg`` become inputs; ``call``
-    (default: ``fn``) is what actually runs, with those inputs as arguments."""
+    (default: ``fn``) is what actually runs, with those inputs as arguments.
+
+    A variable that turns out to need a wider shape after something used it makes the
+    trace start over with that variable created wide (see ``widen.py``)."""
+    plan = ShapePlan()
+    for _ in range(MAX_TRACES):
+        try:
+            return _trace_once(fn, name, call, plan)
+        except Retrace:
+            continue
+    raise retrace_limit_error(_identifier(name or getattr(fn, "__name__", "program")))
+
+
+def _trace_once(fn, name, call, plan: ShapePlan) -> Program:
     program = Program(_identifier(name or getattr(fn, "__name__", "program")))
-    with tracing(program) as builder:
+    with tracing(program, plan) as builder:
         args = []
         for param in inspect.signature(fn).parameters.values():
             ann = _annotation(fn, param)
@@ -56,7 +69,7 @@ def trace(fn, name: str | None = None, call=None) -> Program:
                                  "annotation (or create the input inside with tf.input)")
         result = (call or fn)(*args)
         _set_outputs(program, result)
-        widen_for_conditions(builder, program)
+        widen_for_conditions(builder, sets_in(None, program))
     check_scoping(program)
     _name_from_source(program)
     return program

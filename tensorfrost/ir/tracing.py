@@ -13,7 +13,7 @@ from .errors import DTypeError, ShapeError, TraceError, user_location
 from .node import Node, Scope
 from .shapes import describe_dim, describe_shape, dims_equal, static_value
 from .tensor import Tensor, check_index_dtype, check_shape_list, node_of
-from .widen import widen_variable
+from .widen import sets_in, widen_for_conditions
 
 _INPUT_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=\s*[\w.]*input\(")
 
@@ -76,11 +76,13 @@ def input(shape, dtype=dt.float32, name: str | None = None) -> Tensor:  # noqa: 
 
 
 def const(value, shape=(), dtype=None) -> Tensor:
-    """A constant, broadcast to ``shape`` (default: a scalar)."""
+    """A constant, broadcast to ``shape`` (default: a scalar). It is also a variable:
+    ``x.val = ...`` may give it a new value, and a wider shape (see ``assign``)."""
     if not isinstance(value, (int, float, bool)) and not hasattr(value, "dtype"):
         raise DTypeError(f"tf.const: expected a Python number, got {type(value).__name__}", user_location())
     dtype = dt.dtype_of(dtype) if dtype is not None else dt.scalar_dtype(value)
-    return Tensor(current().const(value, dtype, _dims(shape, "tf.const shape")))
+    builder = current()
+    return Tensor(builder.variables.declare(builder.const(value, dtype, _dims(shape, "tf.const shape"))))
 
 
 def zeros(shape, dtype=dt.float32) -> Tensor:
@@ -149,7 +151,15 @@ def _max0(t):
 
 
 def assign(target: Tensor, value) -> None:
-    """``target.val = value``: replace the whole value of ``target`` from here on."""
+    """``target.val = value``: replace the whole value of ``target`` from here on.
+
+    A variable made with ``tf.const``/``tf.zeros``/``tf.copy`` takes the broadcast shape of
+    the values assigned to it and of the per-element conditions it is assigned under::
+
+        count = tf.const(0)        # becomes per-element: set under a per-element if
+        with tf.if_cond(x > 0.0):
+            count.val = count + 1
+    """
     builder = current()
     node = target.node
     if node.op.name in ("input_dim", "dim_id"):
@@ -157,8 +167,9 @@ def assign(target: Tensor, value) -> None:
     value_node = builder.cast(node_of(value, node.dtype), node.dtype)
     shape = builder.broadcast([node.shape, value_node.shape], "assignment (.val / .set)")
     if len(shape) != node.rank or not all(dims_equal(a, b) for a, b in zip(shape, node.shape)):
-        widen_variable(builder, node, shape)
-    builder.make("set", [node, value_node], shape=node.shape)
+        builder.variables.widen(node, shape, user_location())
+    update = builder.make("set", [node, value_node], shape=node.shape)
+    widen_for_conditions(builder, [update])
 
 
 # -- control flow -----------------------------------------------------------------------------
@@ -186,8 +197,18 @@ class _ScopeGuard:
         return False
 
 
+def uniform(node: Node) -> Node:
+    """A value of shape [1] (or [1, 1], ...) as the one scalar it holds: ``tf.max(x)`` of a
+    1-D ``x`` or a [1] input used as a condition or loop bound is the same for every
+    element, so it is host control flow, not per-element control flow."""
+    if node.rank == 0 or any(static_value(d) != 1 for d in node.shape):
+        return node
+    zero = current().const(0, dt.int32)
+    return current().make("load", [node] + [zero] * node.rank, dtype=node.dtype, shape=())
+
+
 def _scalar_int(value, what: str) -> Node:
-    node = node_of(value, dt.int32)
+    node = uniform(node_of(value, dt.int32))
     if not node.dtype.is_integer:
         raise DTypeError(f"{what}: expected an integer, got {node.dtype!r}", user_location())
     return current().cast(node, dt.int32)
@@ -217,7 +238,9 @@ def loop(*args):
         raise TraceError("tf.loop: step must not be 0", user_location())
     builder = current()
     bounds = [_scalar_int(b, f"tf.loop {w}") for b, w in zip((begin, end, step), ("begin", "end", "step"))]
-    node = builder.make("loop", bounds, dtype=dt.int32, shape=())
+    # Bounds that differ per element make the counter per element.
+    shape = builder.broadcast([b.shape for b in bounds], "tf.loop bounds")
+    node = builder.make("loop", bounds, dtype=dt.int32, shape=shape)
     node.body = Scope(node)
     guard = _ScopeGuard(node, "open_loops", Tensor(node))
     if body_fn is None:
@@ -234,7 +257,7 @@ def if_cond(condition):
             tf.break_loop()
     """
     builder = current()
-    cond = node_of(condition)
+    cond = uniform(node_of(condition))
     if not cond.dtype.is_bool:
         cond = builder.elementwise("ne", [cond, builder.const(0, cond.dtype)])
     node = builder.make("if", [cond], shape=())
@@ -247,6 +270,8 @@ def _jump(op_name: str, api: str) -> None:
     if not builder.open_loops:
         raise TraceError(f"{api}() must be called inside a tf.loop", user_location())
     builder.make(op_name, shape=())
+    # Elements may now leave the loop at different times: what it sets is per element.
+    widen_for_conditions(builder, sets_in(builder.open_loops[-1], builder.program))
 
 
 def break_loop() -> None:

@@ -1,57 +1,161 @@
-"""Variables take the shape of what is assigned to them, and of the conditions they are
-assigned under.
+"""Variables take the shape of what is assigned to them and of the control flow they are
+assigned under, whatever order the tracer finds that out in.
 
 ``z = tf.const(0.0)`` followed by ``z.val = c * 2`` (``c`` of shape [N, M]) makes ``z`` a
 [N, M] variable, as ``np.where(mask, new, z)`` would. The same holds for a variable set
-under a per-element ``if`` or inside a loop that per-element ``break``/``continue`` can
-leave: its elements evolve separately, so it gets their shape. Elementwise nodes already
-computed from a widened variable widen with it.
+under a per-element ``if``, or inside a loop that per-element ``break``/``continue`` (or
+per-element bounds) can leave: its elements evolve separately, so it gets their shape.
+
+A variable is a node made to be updated: ``tf.const``/``zeros``/``ones``/``buffer``,
+``tf.copy``, or a name that kernel-program control flow carries. Each gets a key from where
+it is created (file, line, and how many variables that line made before), so that another
+trace of the same program finds it again. When a variable must widen and nothing has used
+it yet, it widens in place. When something already used it at its old shape (a condition,
+an index, a reduction, a host decision of the user's Python code), the plan records the
+shape it needs and the trace starts over (``Retrace``); the next trace creates it at that
+shape. Shapes only grow, so this ends after a few traces.
 """
 
 from __future__ import annotations
 
-from .errors import ShapeError
+from collections import Counter
+
+from . import dtypes as dt
+from .errors import ShapeError, TraceError
 from .node import Node, Program
-from .ops import ELEMENTWISE
-from .shapes import describe_shape, dims_equal, shapes_equal, static_value
+from .shapes import describe_shape, shapes_equal
+
+MAX_TRACES = 16
+_RECIPE_DEPTH = 24
 
 
-def fits(shape, target) -> bool:
-    """True if ``shape`` broadcasts to ``target`` without widening it."""
-    if len(shape) > len(target):
-        return False
-    return all(static_value(d) == 1 or dims_equal(d, t) for d, t in zip(shape, target[len(target) - len(shape):]))
+class Retrace(BaseException):  # noqa: N818 (a signal, not an error)
+    """The plan grew: trace the program again. A BaseException, so that no ``except
+    Exception`` in a user's program or in the front ends swallows it."""
 
 
-def widen_variable(builder, node: Node, shape: tuple, location=None) -> None:
-    """Give the constant ``node`` the broadcast ``shape``, and widen what depends on it."""
-    if node.op.name != "const":
-        raise ShapeError(f"cannot assign a value of shape {describe_shape(shape)} to a tensor of shape "
-                         f"{describe_shape(node.shape)}; only constants (tf.const, tf.zeros) widen", location)
-    node.shape = shape
-    widened = {node}
-    for other in list(builder.program.walk()):  # widening may emit checks into the program
-        touched = [a for a in other.args if a in widened]
-        if other is node or not touched:
+class ShapePlan:
+    """What earlier traces of one program learned: the shape each variable needs (as
+    recipes of dims that a new trace finds again) and which ``while`` statements loop on a
+    tensor condition."""
+
+    def __init__(self):
+        self.shapes: dict[tuple, tuple] = {}
+        self.tensor_loops: set[tuple] = set()
+
+
+class Variables:
+    """One trace's variables: their keys, and the dims of the trace found by recipe."""
+
+    def __init__(self, builder, plan: ShapePlan):
+        self.builder = builder
+        self.program = builder.program
+        self.plan = plan
+        self.keys: dict[Node, tuple] = {}
+        self._ordinals: Counter = Counter()
+        self._dims: dict[tuple, Node] = {}
+        self._recipes: dict[Node, tuple | None] = {}
+        self._scanned = 0
+
+    def site(self, location, what: str) -> tuple:
+        """A key for the next ``what`` created at ``location``, stable across traces."""
+        place = (what, location.filename, location.lineno) if location is not None else (what, "", 0)
+        count = self._ordinals[place]
+        self._ordinals[place] += 1
+        return (*place, count)
+
+    def declare(self, node: Node) -> Node:
+        """Register a new variable; give it the shape an earlier trace found it needs."""
+        key = self.site(node.location, "variable")
+        self.keys[node] = key
+        wanted = self.plan.shapes.get(key)
+        shape = self.resolve(wanted) if wanted is not None else None
+        if shape is not None:
+            node.shape = shape
+        return node
+
+    def widen(self, node: Node, shape: tuple, location=None) -> None:
+        """Give the variable ``node`` the broadcast ``shape``: in place if nothing read it
+        yet, else by tracing again with it created at that shape."""
+        if node.op.name not in ("const", "copy"):
+            raise ShapeError(f"cannot assign a value of shape {describe_shape(shape)} to a tensor of shape "
+                             f"{describe_shape(node.shape)}; only variables made with tf.const, tf.zeros or "
+                             "tf.copy widen", location)
+        reader = _first_reader(self.program, node)
+        if reader is None:
+            node.shape = shape
+            for other in self.program.walk():
+                if other.op.name == "set" and other.args[0] is node:
+                    other.shape = shape
+            return
+        key = self.keys.get(node)
+        wanted = self.recipe(shape)
+        if key is None or wanted is None or self.plan.shapes.get(key) == wanted:
+            raise ShapeError(f"cannot widen '{node.name or node.label}' to shape {describe_shape(shape)}: it was "
+                             f"already used by {reader.op.name}; give it its full shape when you create it "
+                             "(tf.zeros(shape))", location or reader.location)
+        self.plan.shapes[key] = wanted
+        raise Retrace
+
+    # -- dims that another trace can find again -----------------------------------------------
+
+    def recipe(self, shape: tuple) -> tuple | None:
+        recipes = tuple(self._recipe(d, 0) for d in shape)
+        return None if any(r is None for r in recipes) else recipes
+
+    def _recipe(self, node: Node, depth: int) -> tuple | None:
+        if node in self._recipes:
+            return self._recipes[node]
+        result = None
+        if node.op.name == "const":
+            result = ("const", node.dtype.name, node.attrs["value"])
+        elif node.op.name == "input":
+            result = ("input", node.attrs["index"])
+        elif depth < _RECIPE_DEPTH and node.op.pure and node.scope is self.program.root:
+            attrs = tuple(sorted((k, v) for k, v in node.attrs.items() if isinstance(v, (int, float, str, bool))))
+            parts = [self._recipe(a, depth + 1) for a in node.args]
+            if all(p is not None for p in parts):
+                result = (node.op.name, node.dtype.name, attrs, tuple(parts))
+        self._recipes[node] = result
+        return result
+
+    def resolve(self, recipes: tuple) -> tuple | None:
+        """The dims of this trace with these recipes, or None while one does not exist."""
+        dims = []
+        for recipe in recipes:
+            if recipe[0] == "const":
+                dims.append(self.builder.const(recipe[2], dt.int32))
+                continue
+            root = self.program.root.nodes
+            for node in root[self._scanned:]:
+                if node.rank == 0 and node.dtype is not None and node.dtype.is_integer:
+                    found = self._recipe(node, 0)
+                    if found is not None:
+                        self._dims.setdefault(found, node)
+            self._scanned = len(root)
+            if recipe not in self._dims:
+                return None
+            dims.append(self._dims[recipe])
+        return tuple(dims)
+
+
+def _first_reader(program: Program, node: Node) -> Node | None:
+    """The first node that reads ``node`` (as an operand or a dim), ignoring writes to it."""
+    for other in program.walk():
+        if other.op.name == "set" and other.args[0] is node and other.args[1] is not node:
             continue
-        if other.op.kind == ELEMENTWISE:
-            other.shape = builder.broadcast([a.shape for a in other.args])
-            widened.add(other)
-        elif other.op.name == "set" and other.args[0] in widened:
-            other.shape = other.args[0].shape
-        elif other.op.name == "set" and fits(other.args[1].shape, other.args[0].shape):
-            continue
-        elif other.op.name == "load" and touched == [other.args[0]]:
-            continue  # a load's shape comes from its indices
-        else:
-            raise ShapeError(f"cannot widen '{node.name or node.label}' to shape {describe_shape(shape)}: "
-                             f"it was already used by {other.op.name}; give it its full shape when you "
-                             "create it (tf.zeros(shape))", location or other.location)
+        if any(a is node for a in other.args) or any(d is node for d in other.shape):
+            return other
+    return None
+
+
+# -- control flow -------------------------------------------------------------------------------
 
 
 def _divergence(loop: Node) -> list:
-    """Shapes of the per-element conditions under which ``break``/``continue`` leave ``loop``."""
-    shapes = [a.shape for a in loop.args if a.rank]
+    """Shapes of the per-element ways out of ``loop``: its bounds and the conditions under
+    which ``break``/``continue`` leave it."""
+    shapes = [loop.shape] if loop.rank else []
     stack = list(loop.body.nodes)
     while stack:
         node = stack.pop()
@@ -62,25 +166,34 @@ def _divergence(loop: Node) -> list:
     return shapes
 
 
-def widen_for_conditions(builder, program: Program) -> None:
-    """Widen every variable set under per-element control flow to that control flow's shape."""
-    changed = True
-    while changed:
-        changed = False
-        divergence = {n: _divergence(n) for n in program.walk() if n.op.name == "loop"}
-        for node in program.walk():
-            if node.op.name != "set":
-                continue
-            var, value = node.args
-            shapes = [var.shape, value.shape]
-            for owner in node.owner_chain():
-                if var.scope is not None and owner.scope is not None and var.scope.contains(owner) is False:
-                    break
-                if owner.op.name == "if":
-                    shapes.append(owner.args[0].shape)
-                elif owner.op.name == "loop":
-                    shapes += divergence[owner]
-            target = builder.broadcast(shapes, "variable assigned under a condition")
-            if not shapes_equal(target, var.shape):
-                widen_variable(builder, var, target, node.location)
-                changed = True
+def widen_for_conditions(builder, sets) -> None:
+    """Widen the variable of each ``set`` to the shape of the per-element control flow it
+    runs under (ifs, and loops that elements leave at different times)."""
+    divergence = {}
+    for node in sets:
+        var, value = node.args
+        shapes = [var.shape, value.shape]
+        for owner in node.owner_chain():
+            if var.scope is not None and owner.scope is not None and not var.scope.contains(owner):
+                break
+            if owner.op.name == "if":
+                shapes.append(owner.args[0].shape)
+            elif owner.op.name == "loop":
+                if owner not in divergence:
+                    divergence[owner] = _divergence(owner)
+                shapes += divergence[owner]
+        target = builder.broadcast(shapes, "variable assigned under a condition")
+        if not shapes_equal(target, var.shape):
+            builder.variables.widen(var, target, node.location)
+
+
+def sets_in(scope_owner: Node | None, program: Program) -> list:
+    """The ``set`` nodes inside ``scope_owner``'s body (the whole program for None)."""
+    from .node import walk
+    nodes = walk(scope_owner.body) if scope_owner is not None else program.walk()
+    return [n for n in nodes if n.op.name == "set"]
+
+
+def retrace_limit_error(name: str) -> TraceError:
+    return TraceError(f"the shapes of the variables of {name} did not settle after {MAX_TRACES} traces; give "
+                      "each variable its full shape when you create it (tf.zeros(shape))")

@@ -50,7 +50,7 @@ class _Fusion:
     def _host_values(self) -> set[Node]:
         """Scalar values the host can compute, found by a fixpoint: a scalar variable stays
         a host value only while every value assigned to it is one."""
-        host_vars = {n for n in self.mutable if n.rank == 0 and n.op.name == "const"}
+        host_vars = {n for n in self.mutable if n.rank == 0 and (n.op.name == "const" or n.op.kind == "elementwise")}
         while True:
             host = set()
             for node in self.program.walk():
@@ -76,7 +76,7 @@ class _Fusion:
         if name == "load":  # a scalar read by the host, where a shape needs it
             return node in self.host_needed and all(a in host for a in node.args[1:])
         if node.op.kind == "elementwise":
-            return node not in self.mutable and all(a in host for a in node.args)
+            return (node not in self.mutable or node in host_vars) and all(a in host for a in node.args)
         return False
 
     def is_host_item(self, node: Node) -> bool:
@@ -94,7 +94,7 @@ class _Fusion:
                 body = self.plan(node.body)
                 shape = self._fused_shape(node, body)
                 if shape is None:
-                    node.attrs["_plan"] = body
+                    node.attrs["_plan"] = self._jumps_on_host(body, node) if node.op.name == "loop" else body
                     items.append(("control", node))
                 else:
                     items.append(("device", node, shape))
@@ -103,6 +103,19 @@ class _Fusion:
             else:
                 items.append(("device", node, node.shape))
         return self._sink_declarations(items)
+
+    def _jumps_on_host(self, items: list, loop: Node) -> list:
+        """In a loop that stays on the host, an ``if`` that leaves it (break/continue) is a
+        host ``if`` too: its condition is computed by a kernel and read back."""
+        out = []
+        for item in items:
+            node = item[1]
+            if node.op.name == "if" and _leaves(node, loop):
+                body = node.attrs.get("_plan") if item[0] == "control" else self.plan(node.body)
+                node.attrs["_plan"] = self._jumps_on_host(body, loop)
+                item = ("control", node)
+            out.append(item)
+        return out
 
     def _sink_declarations(self, items: list) -> list:
         """Move each device variable's declaration (a mutable constant: an accumulator's
@@ -284,6 +297,9 @@ class _Fusion:
             node = item[1]
             if item[0] == "control":
                 close()
+                if self._per_element_if(node):
+                    out.extend(self._split_if(node, []))
+                    continue
                 self._check_control(node)
                 self.build(node.body)
                 out.append(node)
@@ -303,11 +319,38 @@ class _Fusion:
         close()
         scope.set_nodes(out)
 
-    def _check_control(self, node: Node) -> None:
-        if node.op.name == "if" and node.args[0].rank:
-            raise TraceError("a per-element tf.if_cond must hold operations of the condition's shape that run "
-                             "in one kernel; split it into several tf.if_cond blocks, one per shape",
+    def _per_element_if(self, node: Node) -> bool:
+        return node.op.name == "if" and node.args[0].rank > 0 and node.args[0] not in self.host
+
+    def _split_if(self, node: Node, outer: list) -> list:
+        """A per-element ``if`` whose body needs several kernels becomes one kernel per piece
+        of the body, each running its piece under the same conditions: every statement of
+        the block applies to the selected elements in turn, as in numpy. Host values it
+        computes run before them."""
+        conditions = [*outer, node]
+        if node.args[0] in self.mutable:
+            raise TraceError("the condition of this per-element if is a variable that its body changes, and the "
+                             "body needs several kernels; copy the condition into a new name before the if",
                              node.location)
+        items = node.attrs.pop("_plan", None) or self.plan(node.body)
+        cluster_of = {n: cluster for cluster in self.cluster(items) for n in cluster.nodes}
+        out, built = [], set()
+        for item in items:
+            inner = item[1]
+            if item[0] == "control" and self._per_element_if(inner):
+                out.extend(self._split_if(inner, conditions))
+            elif item[0] == "device" and cluster_of[inner] not in built:
+                built.add(cluster_of[inner])
+                out.append(_guarded_kernel(cluster_of[inner], conditions))
+            elif item[0] == "control" or (item[0] == "host" and (_orders_host(inner) or inner.op.kind == "control")):
+                raise TraceError("a per-element if holds a loop or host work that cannot run per element next to "
+                                 "operations that need several kernels; move that part out of the if",
+                                 inner.location or node.location)
+            elif item[0] == "host":
+                out.append(inner)
+        return out
+
+    def _check_control(self, node: Node) -> None:
         if node.op.name != "loop":
             return
         for inner in _walk_body(node):
@@ -327,6 +370,11 @@ def _uses(node: Node, variable: Node) -> bool:
     if any(a is variable for a in node.args):
         return True
     return node.body is not None and any(_uses(child, variable) for child in node.body.nodes)
+
+
+def _leaves(block: Node, loop: Node) -> bool:
+    """True if a break/continue inside ``block`` jumps out of ``loop``."""
+    return any(n.op.name in ("break", "continue") and n.enclosing("loop") is loop for n in _walk_body(block))
 
 
 def _defined_in(node: Node, block: Node) -> bool:
@@ -368,6 +416,24 @@ def _index_key(index: list, memory: Node, grid) -> object:
            for k, i in enumerate(index)) and shapes_equal(memory.shape, grid):
         return "id"
     return tuple(id(i) for i in index)
+
+
+def _guarded_kernel(cluster: _Cluster, conditions: list) -> Node:
+    """A kernel running ``cluster`` inside the ifs of ``conditions`` (outermost first)."""
+    shape = cluster.shape or conditions[-1].args[0].shape
+    if any(c.args[0].rank and not shapes_equal(c.args[0].shape, shape) for c in conditions):
+        raise TraceError("a per-element if holds operations of another shape than its condition that need "
+                         "several kernels; split it into several ifs, one per shape", conditions[-1].location)
+    body = cluster.nodes
+    for owner in reversed(conditions):
+        guard = Node(OPS["if"], None, (), [owner.args[0]], location=owner.location)
+        guard.body = Scope(guard)
+        guard.body.set_nodes(body)
+        body = [guard]
+    kernel = Node(OPS["kernel"], None, shape)
+    kernel.body = Scope(kernel)
+    kernel.body.set_nodes(body)
+    return kernel
 
 
 def _kernel(cluster: _Cluster) -> Node:
