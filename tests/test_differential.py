@@ -1,17 +1,27 @@
 """Differential testing: random programs (elementwise math, shifted loads, reductions,
 transposes, loops, loops left early, conditions, scatters) give the same results in the
-numpy reference interpreter before any pass, after every pass, and on every backend."""
+numpy reference interpreter before any pass, after every pass, and on every backend; and
+random kernel programs with native control flow give, through every pass and on every
+backend, what they give run as plain Python (program_generator.py).
+
+TENSORFROST_DIFFERENTIAL_EXAMPLES=2000 runs that many examples of each generated-program
+test instead of the few that keep the suite fast."""
+
+import os
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from program_generator import describe, inputs, load, oracle, programs
 
 import tensorfrost as tf
 from tensorfrost.ir.interpreter import run as interpret
 from tensorfrost.ir.node import clone_program
 from tensorfrost.ir.trace import trace
 from tensorfrost.opt.pipeline import PASSES
+
+GENERATED = int(os.environ.get("TENSORFROST_DIFFERENTIAL_EXAMPLES", "0"))
 
 UNARY = {
     "neg": lambda a: -a, "abs": tf.abs, "sin": tf.sin, "tanh": tf.tanh, "cos": tf.cos,
@@ -150,3 +160,35 @@ def test_interpreter_runs_gradients_after_the_autodiff_pass_only():
     else:
         raise AssertionError("no pass named 'autodiff' in the pipeline")
     np.testing.assert_allclose(interpret(program, [x])[0], 2 * x, rtol=1e-6)
+
+
+def _assert_exact(got, want, source):
+    for k, (g, w) in enumerate(zip(got, want)):
+        g = np.asarray(g)
+        g = np.broadcast_to(g.reshape(()), w.shape) if g.size == 1 else g  # a value that stayed uniform
+        np.testing.assert_array_equal(g, w, err_msg=f"output {k}; {describe(source)}")
+
+
+@settings(max_examples=GENERATED or 60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs(), st.integers(1, 9), st.integers(0, 1000))
+def test_generated_control_flow_through_every_pass(source, size, seed):
+    arrays = inputs(size, seed)
+    want = oracle(source, arrays)
+    tf.initialize(tf.interpreter)
+    try:
+        program = tf.kernel_program(load(source)).traced
+    finally:
+        tf.initialize(tf.cpu)
+    _assert_exact(interpret(clone_program(program), arrays), want, source)
+    for _, run_pass in PASSES:
+        program = run_pass(program)
+    _assert_exact(interpret(clone_program(program), arrays), want, source)
+
+
+@settings(max_examples=GENERATED or 12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                            HealthCheck.function_scoped_fixture])
+@given(programs(), st.integers(1, 40), st.integers(0, 1000))
+def test_generated_control_flow_on_every_backend(backend, source, size, seed):
+    arrays = inputs(size, seed)
+    result = tf.kernel_program(load(source))(*arrays)
+    _assert_exact([t.numpy for t in result], oracle(source, arrays), source)

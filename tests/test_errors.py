@@ -128,3 +128,23 @@ def test_invalid_dtype_and_shape_arguments():
         tf.compile(lambda: tf.zeros([-3]))
     with pytest.raises(tf.ShapeError, match="out of range"):
         tf.compile(lambda: tf.sum(tf.input([-1, -1]), axis=2))
+
+
+def test_rejected_generated_code_names_the_users_line(backend, monkeypatch):
+    """A compiler or driver failure on generated code is an InternalError (CompileError) that
+    points at the user's line of the op whose code it was, and the process goes on."""
+    from tensorfrost.ir.ops import OPS
+    lang = "glsl" if backend is tf.opengl else "cpp"
+    monkeypatch.setitem(OPS["sin"].emit, lang, "no_such_function_in_tensorfrost({0})")
+
+    def program():
+        x = tf.input([-1], tf.float32)
+        return tf.sin(x) * 2.0  # the rejected line
+    with pytest.raises(tf.InternalError) as info:
+        tf.compile(program)
+    message = str(info.value)
+    assert isinstance(info.value, tf.CompileError)
+    assert "test_errors.py" in message and "the rejected line" in message
+    assert "no_such_function_in_tensorfrost" in message and "bug in tensorfrost" in message
+    monkeypatch.undo()
+    np.testing.assert_allclose(tf.compile(program)(np.zeros(2, np.float32)).numpy, [0.0, 0.0])

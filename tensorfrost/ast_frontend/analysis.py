@@ -200,7 +200,10 @@ class _Liveness:
             orelse = self.block(s.orelse, live, loop)
             written = writes(s.body) | writes(s.orelse)
             both = _meet(must_assign(s.body), must_assign(s.orelse))
-            self._record(s, written & live, both if both is not _EVERYTHING else written, live)
+            # A tensor if traces both branches in turn: what the else branch reads of the
+            # names the body writes must be carried too, so it sees the values before the if.
+            carried = (written & live) | (writes(s.body) & orelse)
+            self._record(s, carried, both if both is not _EVERYTHING else written, live)
             return reads(s.test) | body | orelse
         if isinstance(s, gast.For):
             return self._for(s, live, loop)

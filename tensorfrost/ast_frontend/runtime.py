@@ -367,7 +367,10 @@ class _While(_Region):
         if self.tensor:
             emit()
             return False
-        self.frame.python_jump(kind, *ifs)
+        if any(region.tensor for region in ifs):
+            # Elements leave at different times: the loop has to be a loop in the program.
+            self.frame.builder.variables.plan.tensor_loops.add(self.key)
+            raise Retrace
         return True
 
 

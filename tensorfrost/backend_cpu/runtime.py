@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 
 import numpy as np
 from cffi import FFI
 
 from ..ir import dtypes as dt
-from ..ir.errors import RuntimeCheckError
+from ..ir.errors import CompileError, RuntimeCheckError, generated_code_rejected
+from ..ir.node import walk
 from ..runtime import TensorMemory
 from .compiler import build_library
 from .emit_cpp import CppProgram
@@ -145,5 +147,23 @@ class CpuBackend:
     def build(self, program) -> CpuExecutable:
         from ..backend import settings
         source = CppProgram(program)
-        path = build_library(source.full_source, program.name, settings.compiler_flags)
+        try:
+            path = build_library(source.full_source, program.name, settings.compiler_flags)
+        except CompileError as error:
+            log = error.message
+            if settings.compiler_flags:
+                log = f"(compiled with your flags {settings.compiler_flags!r}: check them first)\n{log}"
+            raise _rejected(program, log) from None
         return CpuExecutable(self, program, source, path)
+
+
+def _rejected(program, log: str) -> CompileError:
+    """g++'s error, pointed at the user's lines of the kernel (or host code) it is in."""
+    function = re.search(r"In function [^\w]*(?:\w+\s+)*?(\w+)\(", log)
+    name = function.group(1) if function else ""
+    kernels = [n for n in program.walk() if n.op.name == "kernel"
+               and (name == n.attrs.get("name") or name.startswith(f"{n.attrs.get('name')}_"))]
+    kernel = max(kernels, key=lambda n: len(n.attrs["name"]), default=None)  # p_k1 is not p_k12
+    if kernel is not None:
+        return generated_code_rejected("the C++ compiler", f"kernel {kernel.attrs['name']}", walk(kernel.body), log)
+    return generated_code_rejected("the C++ compiler", f"the host code of {program.name}", program.walk(), log)

@@ -15,7 +15,8 @@ import os
 import numpy as np
 
 from ..ir import dtypes as dt
-from ..ir.errors import RuntimeCheckError, TensorFrostError
+from ..ir.errors import CompileError, RuntimeCheckError, TensorFrostError, generated_code_rejected
+from ..ir.node import walk
 from ..runtime import MAX_ELEMENTS, TensorMemory
 from . import context
 from .glsl import NV_FLOAT_ATOMICS, emit_kernel
@@ -92,7 +93,14 @@ class _Piece:
         self.node = node
         self.keep = keep
         self.shader = emit_kernel(node, backend.native_float_add, keep=keep)
-        self.variants = {(): (compile_program(self.shader.source, self.shader.name), self.shader.slots)}
+        self.variants = {(): (self._compile(self.shader.source, self.shader.name), self.shader.slots)}
+
+    def _compile(self, source: str, name: str):
+        try:
+            return compile_program(source, name)
+        except CompileError as error:
+            raise generated_code_rejected("the OpenGL driver", f"kernel {name}", walk(self.node.body),
+                                          error.message) from None
 
     def program(self, parts: dict):
         """(GL program, slots with their bindings) of the variant binding buffers in ``parts``."""
@@ -100,7 +108,7 @@ class _Piece:
         if key not in self.variants:
             shader = emit_kernel(self.node, self.backend.native_float_add, parts, self.backend.elements_per_part,
                                  self.keep)
-            program = compile_program(shader.source, f"{self.shader.name} (buffers in parts)")
+            program = self._compile(shader.source, f"{self.shader.name} (buffers in parts)")
             self.variants[key] = (program, shader.slots)
         return self.variants[key]
 

@@ -93,8 +93,6 @@ class ArgumentError(TensorFrostError):
     """A compiled program was called with the wrong arguments."""
 
 
-class CompileError(TensorFrostError):
-    """The native compiler or the driver rejected generated code."""
 
 
 class RuntimeCheckError(TensorFrostError):
@@ -103,3 +101,30 @@ class RuntimeCheckError(TensorFrostError):
 
 class InternalError(TensorFrostError):
     """An invariant of tensorfrost itself does not hold: a bug to report, not a user error."""
+
+
+class CompileError(InternalError):
+    """The native compiler or the driver rejected generated code (a bug of tensorfrost:
+    the message names the user's lines whose code it was)."""
+
+
+def generated_code_rejected(tool: str, what: str, nodes, log: str) -> CompileError:
+    """The error for ``tool`` (the C++ compiler, the OpenGL driver) rejecting the code of
+    ``what`` (a kernel), generated from ``nodes``: it points at the user's lines of those
+    nodes first and gives the tool's output after."""
+    nodes = list(nodes)
+    computing = [n for n in nodes if n.op.kind not in ("source", "memory")]  # the ops, not their reads
+    seen, places = set(), []
+    for node in computing + nodes:
+        where = node.location
+        if where is not None and (where.filename, where.lineno) not in seen:
+            seen.add((where.filename, where.lineno))
+            places.append(where)
+    lines = "".join(f"\n  {place.describe()}" for place in places[:4])
+    message = (f"internal error: {tool} rejected the code tensorfrost generated for {what}"
+               + (f", from your operations at:{lines}" if lines else "")
+               + "\nThis is a bug in tensorfrost; please report it with this message. "
+               + f"{tool[0].upper() + tool[1:]} said:\n{log.strip()}")
+    error = CompileError(message)
+    error.location = places[0] if places else None  # (the message already shows it, before the log)
+    return error

@@ -21,6 +21,7 @@ from ..ir.node import Node, Program, Scope
 from ..ir.ops import OPS
 from ..ir.shapes import shapes_equal
 from .analysis import is_memory, is_write, mutable_nodes
+from .masking import mask_loop, per_element_conditions
 
 _HOST_BOOKKEEPING = ("assert", "region", "free", "alloc", "readback", "input")
 
@@ -93,6 +94,11 @@ class _Fusion:
             if node.op.name in ("loop", "if"):
                 body = self.plan(node.body)
                 shape = self._fused_shape(node, body)
+                if shape is None and self._needs_masks(node):
+                    before = mask_loop(self.program, node, self.host.__contains__)
+                    self.mutable = mutable_nodes(self.program) | set(before)
+                    items += [("device", n, n.shape) for n in before]
+                    body = self.plan(node.body)
                 if shape is None:
                     node.attrs["_plan"] = self._jumps_on_host(body, node) if node.op.name == "loop" else body
                     items.append(("control", node))
@@ -103,6 +109,11 @@ class _Fusion:
             else:
                 items.append(("device", node, node.shape))
         return self._sink_declarations(items)
+
+    def _needs_masks(self, node: Node) -> bool:
+        """A host loop that elements leave at different times: it runs them under masks."""
+        return (node.op.name == "loop" and all(a in self.host for a in node.args)
+                and bool(per_element_conditions(node, self.host.__contains__)))
 
     def _jumps_on_host(self, items: list, loop: Node) -> list:
         """In a loop that stays on the host, an ``if`` that leaves it (break/continue) is a
