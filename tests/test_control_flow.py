@@ -221,3 +221,67 @@ def test_store_under_a_condition_in_a_loop_writes_only_taken_lanes(backend, rng)
     for k in range(4):
         want = np.where(x > k * 0.5, x * k, want)
     np.testing.assert_allclose(tf.compile(program)(x).numpy, want, rtol=1e-6)
+
+
+# -- loops that elements leave at different times, with bodies of several kernels -------------
+
+
+def _clamped(i, n):
+    return np.clip(i, 0, n - 1)
+
+
+def test_per_element_while_reading_neighbours_runs_masked(backend):
+    """Each step reads a neighbour of the value the loop updates, so the body needs two
+    kernels and the elements run in lockstep under masks, as the numpy version does."""
+    @tf.kernel_program
+    def native(x: tf.Arg([-1], tf.float32)):
+        i, = x.indices
+        y = x * 1.0
+        while y > 1.0:
+            y = y * 0.5 + 0.1 * y[i - 1]
+        return y
+
+    def traced():
+        x = tf.input([-1], tf.float32)
+        i, = x.indices
+        y = x * 1.0
+        with tf.loop(1000):
+            with tf.if_cond(y <= 1.0):
+                tf.break_loop()
+            y.val = y * 0.5 + 0.1 * y[i - 1]
+        return y
+    x = np.array([0.5, 3.0, 8.0, 1.5, 40.0, 0.25], np.float32)
+    want = x.copy()
+    while (want > 1).any():
+        want = np.where(want > 1, want * np.float32(0.5) + np.float32(0.1) * want[_clamped(np.arange(6) - 1, 6)], want)
+    np.testing.assert_allclose(native(x).numpy, want, rtol=1e-6)
+    traced_result = tf.compile(traced)(x)
+    np.testing.assert_allclose(traced_result.numpy, want, rtol=1e-6)
+
+
+def test_masked_loop_with_continue_and_a_counter(backend):
+    """continue skips the rest of the step for some elements; a counter counts the steps each
+    element took; the body reads the neighbours of the updated value (several kernels)."""
+    @tf.kernel_program
+    def program(x: tf.Arg([-1], tf.float32)):
+        i, = x.indices
+        y = x * 1.0
+        steps = 0
+        for k in range(8):
+            if y < 0.0:
+                break
+            steps += 1
+            if k % 2 == 1 and y > 4.0:
+                continue
+            y = y - 1.0 + 0.25 * (y[i + 1] - y)
+        return y, steps
+    x = np.array([0.5, 3.0, 9.0, 5.5, 2.0], np.float32)
+    y, steps, live = x.copy(), np.zeros(5, np.int32), np.ones(5, bool)
+    for k in range(8):
+        live &= ~(y < 0)
+        steps += live
+        going = live & ~((k % 2 == 1) & (y > 4.0))
+        y = np.where(going, y - np.float32(1.0) + np.float32(0.25) * (y[_clamped(np.arange(5) + 1, 5)] - y), y)
+    got_y, got_steps = program(x)
+    np.testing.assert_allclose(got_y.numpy, y, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(got_steps.numpy, steps)

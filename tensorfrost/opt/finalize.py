@@ -3,11 +3,13 @@
 Guarantees afterwards: every kernel node has attrs ``index`` (dispatch order of first
 appearance), ``buffers`` (memory it reads or writes, in first-use order), ``written``
 (the subset it writes) and ``uniforms`` (host scalars it reads: dims of its grid and of
-its buffers, loop counters of host loops, host arithmetic), so emitters need no analysis.
+its buffers, loop counters of host loops, host arithmetic), so emitters need no analysis;
+and every break/continue is in the same kernel as its loop (or both are host code).
 """
 
 from __future__ import annotations
 
+from ..ir.errors import InternalError
 from ..ir.node import Node, Program, walk
 from .analysis import is_write, mutable_nodes
 
@@ -43,10 +45,24 @@ def _collect(kernel: Node, mutable: set) -> None:
     kernel.attrs.update(buffers=buffers, written=written, uniforms=uniforms)
 
 
+def _check_jump(node: Node) -> None:
+    """A jump must reach its loop without crossing a kernel boundary: compilers reject a
+    break outside a loop, and a host loop cannot be left from inside a kernel."""
+    for owner in node.owner_chain():
+        if owner.op.name == "loop":
+            return
+        if owner.op.name == "kernel":
+            break
+    raise InternalError(f"a {node.op.name} was placed outside its loop while compiling (from {node.location}); "
+                        "this is a bug in tensorfrost, please report it", node.location)
+
+
 def run(program: Program) -> Program:
     mutable = mutable_nodes(program)
     count = 0
     for node in program.walk():
+        if node.op.name in ("break", "continue"):
+            _check_jump(node)
         if node.op.name == "kernel":
             node.attrs["index"] = count
             node.attrs["name"] = f"{program.name}_k{count}"

@@ -21,7 +21,7 @@ from ..ir.node import Node, Program, Scope
 from ..ir.ops import OPS
 from ..ir.shapes import shapes_equal
 from .analysis import is_memory, is_write, mutable_nodes
-from .masking import mask_loop, per_element_conditions
+from .masking import guard_loop, mask_loop, per_element_conditions
 
 _HOST_BOOKKEEPING = ("assert", "region", "free", "alloc", "readback", "input")
 
@@ -95,7 +95,7 @@ class _Fusion:
                 body = self.plan(node.body)
                 shape = self._fused_shape(node, body)
                 if shape is None and self._needs_masks(node):
-                    before = mask_loop(self.program, node, self.host.__contains__)
+                    before = mask_loop(self.program, node, self.is_host_item)
                     self.mutable = mutable_nodes(self.program) | set(before)
                     items += [("device", n, n.shape) for n in before]
                     body = self.plan(node.body)
@@ -337,19 +337,27 @@ class _Fusion:
         """A per-element ``if`` whose body needs several kernels becomes one kernel per piece
         of the body, each running its piece under the same conditions: every statement of
         the block applies to the selected elements in turn, as in numpy. Host values it
-        computes run before them."""
-        conditions = [*outer, node]
-        if node.args[0] in self.mutable:
-            raise TraceError("the condition of this per-element if is a variable that its body changes, and the "
-                             "body needs several kernels; copy the condition into a new name before the if",
-                             node.location)
+        computes run before them. A condition the body changes is copied first."""
+        out = []
+        condition = node.args[0]
+        if condition in self.mutable and any(is_write(n) and n.args[0] is condition for n in _walk_body(node)):
+            snapshot = Node(OPS["copy"], condition.dtype, condition.shape, [condition], location=node.location)
+            out.append(_guarded_kernel(_Cluster(condition.shape), [*outer], [snapshot]))
+            condition = snapshot
+        conditions = [*outer, (condition, node.location)]
         items = node.attrs.pop("_plan", None) or self.plan(node.body)
         cluster_of = {n: cluster for cluster in self.cluster(items) for n in cluster.nodes}
-        out, built = [], set()
+        built = set()
         for item in items:
             inner = item[1]
             if item[0] == "control" and self._per_element_if(inner):
                 out.extend(self._split_if(inner, conditions))
+            elif item[0] == "control" and inner.op.name == "loop" and all(a in self.host for a in inner.args):
+                guard_loop(inner, conditions, self.is_host_item)
+                inner.attrs["_plan"] = self._jumps_on_host(self.plan(inner.body), inner)
+                self._check_control(inner)
+                self.build(inner.body)
+                out.append(inner)
             elif item[0] == "device" and cluster_of[inner] not in built:
                 built.add(cluster_of[inner])
                 out.append(_guarded_kernel(cluster_of[inner], conditions))
@@ -429,15 +437,16 @@ def _index_key(index: list, memory: Node, grid) -> object:
     return tuple(id(i) for i in index)
 
 
-def _guarded_kernel(cluster: _Cluster, conditions: list) -> Node:
-    """A kernel running ``cluster`` inside the ifs of ``conditions`` (outermost first)."""
-    shape = cluster.shape or conditions[-1].args[0].shape
-    if any(c.args[0].rank and not shapes_equal(c.args[0].shape, shape) for c in conditions):
+def _guarded_kernel(cluster: _Cluster, conditions: list, nodes: list | None = None) -> Node:
+    """A kernel running ``cluster`` (or ``nodes``) inside ifs on ``conditions``, pairs of
+    (condition, location), outermost first."""
+    shape = cluster.shape or (conditions[-1][0].shape if conditions else nodes[0].shape)
+    if any(c.rank and not shapes_equal(c.shape, shape) for c, _ in conditions):
         raise TraceError("a per-element if holds operations of another shape than its condition that need "
-                         "several kernels; split it into several ifs, one per shape", conditions[-1].location)
-    body = cluster.nodes
-    for owner in reversed(conditions):
-        guard = Node(OPS["if"], None, (), [owner.args[0]], location=owner.location)
+                         "several kernels; split it into several ifs, one per shape", conditions[-1][1])
+    body = nodes if nodes is not None else cluster.nodes
+    for condition, location in reversed(conditions):
+        guard = Node(OPS["if"], None, (), [condition], location=location)
         guard.body = Scope(guard)
         guard.body.set_nodes(body)
         body = [guard]

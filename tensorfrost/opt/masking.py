@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.builder import Builder
-from ..ir.node import Node, Program, Scope
+from ..ir.node import Node, Program, Scope, walk
 
 
 def jumps(loop: Node) -> list[Node]:
@@ -61,16 +61,51 @@ def mask_loop(program: Program, loop: Node, uniform) -> list[Node]:
         with builder.inside(exit_if.body):
             builder.make("break")
         going = builder.make("copy", [active], dtype=dt.bool1, shape=shape, name="going")
-    masks = _Masks(builder, loop, active, going, uniform)
-    loop.body.set_nodes(prologue + masks.block(list(loop.body.nodes), top=True))
+    masks = _Masks(loop, [(going, loop.location)], uniform, active, going)
+    loop.body.set_nodes(prologue + masks.body())
     for node in before:
         node.scope = loop.scope
     return before
 
 
+def guard_loop(loop: Node, conditions: list, uniform) -> None:
+    """Move the per-element ifs around a host ``loop`` into its body: ``if c: for ...: body``
+    becomes ``for ...: if c: body``. The loop's bounds and exits are uniform, so it makes
+    the same trips for every element, and elements where ``c`` fails do nothing in each.
+    ``conditions`` are (condition, location) pairs, outermost first."""
+    loop.body.set_nodes(_Masks(loop, conditions, uniform).body())
+
+
 class _Masks:
-    def __init__(self, builder: Builder, loop: Node, active: Node, going: Node, uniform):
-        self.builder, self.loop, self.active, self.going, self.uniform = builder, loop, active, going, uniform
+    """Rewrites a loop body: the loop's per-element jumps become updates of ``active`` and
+    ``going``; everything but uniform work runs under ifs on ``conditions``."""
+
+    def __init__(self, loop: Node, conditions: list, uniform, active: Node | None = None,
+                 going: Node | None = None):
+        self.loop, self.conditions, self.uniform = loop, conditions, uniform
+        self.active, self.going = active, going
+        self.guards: list[Node] = []
+
+    def body(self) -> list:
+        """The loop's new body: its top-level guards, with the values that one guard
+        computes and a later one reads kept in variables (an if's body is a scope)."""
+        nodes = self.block(list(self.loop.body.nodes), top=True)
+        holders = []
+        for k, guard in enumerate(self.guards):
+            inside = set(walk(guard.body))
+            later = [m for g in self.guards[k + 1:] for m in walk(g.body)] + self.guards[k + 1:]
+            crossing = {a: None for m in later for a in [*m.args, *m.shape] if a in inside}
+            for value in crossing:
+                holder = Node(_op("const"), value.dtype, value.shape, attrs={"value": dt.cast_scalar(0, value.dtype)})
+                holders.append(holder)
+                scope = value.scope
+                update = Node(_op("set"), None, value.shape, [holder, value])
+                update.scope = scope
+                scope.nodes.insert(scope.nodes.index(value) + 1, update)
+                for m in later:
+                    m.args = [holder if a is value else a for a in m.args]
+                    m.shape = tuple(holder if d is value else d for d in m.shape)
+        return holders + nodes
 
     def block(self, nodes: list, top: bool = False) -> list:
         """``nodes`` with the loop's jumps replaced by mask updates, and what follows a jump
@@ -79,6 +114,9 @@ class _Masks:
         guarded: list[Node] = []
         for k, node in enumerate(nodes):
             leaves = node.op.name in ("break", "continue") and node.enclosing("loop") is self.loop
+            if top and node.dtype is not None and node.body is None and self.uniform(node):
+                out.append(node)  # a host value: computed before the guarded work around it
+                continue
             if top and (leaves or self._uniform(node)):
                 self._flush(out, guarded)
                 out.append(node)  # the whole loop's own exits and host work
@@ -108,7 +146,7 @@ class _Masks:
         if node.op.name == "if":
             return node.args[0].rank == 0 and self.uniform(node.args[0]) and all(
                 self._uniform(n) or n.op.name in ("break", "continue") for n in node.body.nodes)
-        return node.dtype is not None and node.body is None and self.uniform(node)
+        return node.body is None and self.uniform(node)
 
     def _stop(self, out: list, leave: bool) -> None:
         false = Node(_op("const"), dt.bool1, (), attrs={"value": False})
@@ -117,14 +155,18 @@ class _Masks:
             out.append(Node(_op("set"), None, variable.shape, [variable, false]))
 
     def _guard(self, nodes: list) -> Node:
-        guard = Node(_op("if"), None, (), [self.going])
-        guard.body = Scope(guard)
-        guard.body.set_nodes(nodes)
-        return guard
+        for condition, location in reversed(self.conditions):
+            guard = Node(_op("if"), None, (), [condition], location=location)
+            guard.body = Scope(guard)
+            guard.body.set_nodes(nodes)
+            nodes = [guard]
+        return nodes[0]
 
     def _flush(self, out: list, guarded: list) -> None:
         if guarded:
-            out.append(self._guard(list(guarded)))
+            guard = self._guard(list(guarded))
+            self.guards.append(guard)
+            out.append(guard)
             guarded.clear()
 
 
