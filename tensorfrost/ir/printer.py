@@ -5,16 +5,19 @@ from __future__ import annotations
 from .node import Node, Program, Scope
 
 
+def _inline(node: Node) -> bool:
+    """Scalar constants are printed where they are used; named ones are variables."""
+    return node.op.name == "const" and node.shape == () and node.name is None
+
+
 def _value(node: Node) -> str:
-    if node.op.name == "const" and node.shape == ():
-        return repr(node.attrs["value"])
-    return node.label
+    return repr(node.attrs["value"]) if _inline(node) else node.label
 
 
 def _attrs(node: Node) -> str:
     shown = {k: v for k, v in node.attrs.items() if k not in ("message",)}
-    if node.op.name == "const":
-        shown = {k: v for k, v in shown.items() if k != "value"} if node.shape == () else shown
+    if _inline(node):
+        shown = {k: v for k, v in shown.items() if k != "value"}
     return " " + " ".join(f"{k}={v!r}" for k, v in shown.items()) if shown else ""
 
 
@@ -33,8 +36,8 @@ def format_node(node: Node, with_location: bool = False) -> str:
 def format_scope(scope: Scope, indent: int = 1, with_location: bool = False) -> list[str]:
     lines = []
     for node in scope.nodes:
-        if node.op.name == "const" and node.shape == ():
-            continue  # scalar constants are printed inline where they are used
+        if _inline(node):
+            continue
         lines.append("  " * indent + format_node(node, with_location))
         if node.body is not None:
             lines.extend(format_scope(node.body, indent + 1, with_location))

@@ -96,7 +96,8 @@ class _Masks:
             later = [m for g in self.guards[k + 1:] for m in walk(g.body)] + self.guards[k + 1:]
             crossing = {a: None for m in later for a in [*m.args, *m.shape] if a in inside}
             for value in crossing:
-                holder = Node(_op("const"), value.dtype, value.shape, attrs={"value": dt.cast_scalar(0, value.dtype)})
+                holder = Node(_op("const"), value.dtype, value.shape, attrs={"value": dt.cast_scalar(0, value.dtype)},
+                              name=f"{value.name or 'value'}_shared")
                 holders.append(holder)
                 scope = value.scope
                 update = Node(_op("set"), None, value.shape, [holder, value])
