@@ -148,3 +148,23 @@ def test_rejected_generated_code_names_the_users_line(backend, monkeypatch):
     assert "no_such_function_in_tensorfrost" in message and "bug in tensorfrost" in message
     monkeypatch.undo()
     np.testing.assert_allclose(tf.compile(program)(np.zeros(2, np.float32)).numpy, [0.0, 0.0])
+
+
+def test_a_failing_pass_is_an_internal_error_at_the_users_line(monkeypatch):
+    from tensorfrost.opt import pipeline
+
+    def broken(program):
+        for node in program.walk():
+            if node.op.name == "sin":
+                raise ValueError("broken on purpose")
+        return program
+    monkeypatch.setattr(pipeline, "PASSES", [("broken", broken), *pipeline.PASSES])
+
+    def program():
+        x = tf.input([-1], tf.float32)
+        return tf.sin(x) + 1.0  # the line the pass was working on
+    with pytest.raises(tf.InternalError) as info:
+        tf.compile(program)
+    message = str(info.value)
+    assert "pass 'broken'" in message and "broken on purpose" in message
+    assert "test_errors.py" in message and "the line the pass was working on" in message

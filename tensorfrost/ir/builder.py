@@ -198,6 +198,8 @@ class Builder:
         while anchor.scope is not self.program.root:
             anchor = anchor.scope.owner
         root_nodes = self.program.root.nodes
+        if anchor not in root_nodes:  # a block a pass is still building: check in place
+            return None
         position = root_nodes.index(anchor)
         for value in values:
             if value.scope is not self.program.root or root_nodes.index(value) > position:

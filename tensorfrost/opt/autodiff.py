@@ -20,10 +20,12 @@ from ..ir import dtypes as dt
 from ..ir import mathfn
 from ..ir import vjp as _structural_vjps  # noqa: F401 (attaches the structural VJPs)
 from ..ir.builder import Builder, using
+from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope, walk
 from ..ir.ops import AUTODIFF
 from ..ir.shapes import dims_equal, static_value
 from ..ir.tensor import Tensor
+from ..ir.tracing import scatterAdd
 from . import autodiff_control as control
 from .analysis import is_write, mutable_nodes
 from .autodiff_scatter import reduced_scatter
@@ -53,7 +55,11 @@ class _VjpContext:
         return node in self.sweep.depends
 
     def scatter_to_memory(self, memory: Node, g: Tensor, index) -> None:
-        reduced_scatter(self.sweep.adjoint_buffer(memory), g, list(index))
+        buffer = self.sweep.adjoint_buffer(memory)
+        if self.sweep.per_element():  # no sums across the elements a condition separates
+            scatterAdd(buffer[tuple(Tensor(i) for i in index)], g)
+        else:
+            reduced_scatter(buffer, g, list(index))
 
     def memory_adjoint(self, memory: Node, index) -> Tensor:
         return Tensor(self.sweep.adjoint_buffer(memory).node)[tuple(Tensor(i) for i in index)]
@@ -116,9 +122,32 @@ class Sweep:
                     and node.dtype is not None and node.dtype.is_float and (node in self.mutable or node in loaded):
                 self.make_buffer(node)
 
+    def per_element(self) -> bool:
+        """True while the sweep emits code under a per-element condition: sums over the
+        elements there would mix the elements the condition separates."""
+        scope = self.builder.scope
+        while scope is not None and scope.owner is not None:
+            if scope.owner.op.name == "if" and scope.owner.args[0].rank:
+                return True
+            scope = scope.owner.scope
+        return False
+
     def contribute(self, node: Node, grad: Tensor) -> None:
-        grad = self.reduce_to(grad, node.shape)
         target = self.resolve(node)
+        if not _fits(grad.node.shape, node.shape) and self.per_element():
+            # A value shared by the elements (a scalar parameter) gets per-element gradients
+            # here: add them into its adjoint atomically, or keep them per element until
+            # they reach one (through loads and elementwise ops, which broadcast).
+            if target in self.buffers:
+                control.scatter_broadcast(grad, node.shape, into=self.buffers[target])
+                return
+            if node.op.name != "load" and node.op.kind != "elementwise":
+                raise TraceError(f"the gradient of {node.op.name}, computed from a value shared by all elements, "
+                                 "flows back from inside a per-element condition; compute that value before the "
+                                 "loop or if", node.location)
+            self.values[node] = self.values[node] + grad if node in self.values else grad
+            return
+        grad = self.reduce_to(grad, node.shape)
         if target in self.buffers:
             buffer = self.buffers[target]
             buffer.set(buffer + grad)
@@ -224,6 +253,12 @@ def _expand_one(program: Program, placeholder: Node) -> None:
     scope.nodes[position:position] = backward
     scope.set_nodes([n for n in scope.nodes if n not in results])
     replace_uses(program, {old: new.node for old, new in results.items()})
+
+
+def _fits(shape, target) -> bool:
+    """True if a gradient of ``shape`` needs no sum to become one of ``target``."""
+    return len(shape) <= len(target) and all(
+        dims_equal(d, t) for d, t in zip(shape, target[len(target) - len(shape):]))
 
 
 def walk_region(nodes: list[Node]):

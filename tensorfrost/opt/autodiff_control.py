@@ -13,15 +13,16 @@ vector-Jacobian product sees the value its op saw.
 
 from __future__ import annotations
 
+from ..ir import algorithms as alg
 from ..ir import dtypes as dt
-from ..ir.builder import current
+from ..ir.builder import Builder, current, using
 from ..ir.errors import TraceError
 from ..ir.mathfn import clamp, copy
 from ..ir.mathfn import max as maximum
 from ..ir.node import Node, Program, Scope, positions, scope_end, walk
 from ..ir.ops import OPS
 from ..ir.tensor import Tensor
-from ..ir.tracing import indices, scatterAdd
+from ..ir.tracing import indices, scatterAdd, uniform
 from .analysis import is_write, mutable_nodes
 
 
@@ -78,6 +79,7 @@ def prepare(program: Program, region: list[Node], wrts: list[Node], loss: Node) 
     deps = depends_on(program, wrts) & influences(program, loss)
     for node in [n for top in region for n in _subtree(top)]:
         if node.op.name == "loop" and any(n in deps for n in walk(node.body)):
+            _bound_by_trips(program, node)
             _linearize(program, node)
     _snapshot_reads(program, region, depends_on(program, wrts) & influences(program, loss))
 
@@ -100,6 +102,40 @@ def _insert_before(anchor: Node, nodes: list[Node]) -> None:
     scope.nodes[index:index] = nodes
 
 
+def _bound_by_trips(program: Program, loop: Node) -> None:
+    """A loop that ``break`` leaves makes as many trips on the gradient path as it made:
+    a first run without the tape counts them (per element, then the most), and the taped
+    run makes that many. (A ``while`` is bounded only by 2**31 - 1, far more rows than a
+    tape can hold.) The counting run writes no memory and updates copies of the variables."""
+    breaks = [n for n in walk(loop.body) if n.op.name == "break" and n.enclosing("loop") is loop]
+    if not breaks:
+        return
+    conditions = [o.args[0] for j in breaks for o in j.owner_chain() if o.op.name == "if" and _inside(o, loop)]
+    shape = max((c.shape for c in conditions), key=len, default=())
+    variables, _, _ = _outer_writes(loop)
+    builder = Builder(program, loop.scope)
+    staged: list[Node] = []
+    with builder.inside(loop.scope, staged), using(builder):
+        mapping = {v: builder.make("copy", [v], dtype=v.dtype, shape=v.shape) for v in variables}
+        trips = builder.const(0, dt.int32, shape)
+        counting = builder.make("loop", list(loop.args), dtype=loop.dtype, shape=loop.shape)
+        counting.body = Scope(counting)
+        mapping[loop] = counting
+        with builder.inside(counting.body):
+            builder.make("set", [trips, (Tensor(trips) + 1).node], shape=shape)
+            _clone([n for n in loop.body.nodes], mapping, builder)
+        _drop(counting.body, {n for n in walk(counting.body) if is_write(n) and n.op.name != "set"})
+        most = Tensor(trips) * 1
+        while most.node.rank > 1:
+            most = alg.reduce_max(most, axis=0)
+        if most.node.rank:
+            most = Tensor(uniform(alg.reduce_max(most).node))
+        begin, _, step = loop.args
+        end = (Tensor(begin) + most * Tensor(step)).node
+    _insert_before(loop, staged)
+    loop.args[1] = end
+
+
 def _linearize(program: Program, loop: Node) -> None:
     jumps = [n for n in walk(loop.body) if n.op.name in ("break", "continue") and n.enclosing("loop") is loop]
     if not jumps:
@@ -118,10 +154,13 @@ def _linearize(program: Program, loop: Node) -> None:
                 out.append(_make("set", [active if node.op.name == "break" else going,
                                          _const(False)], shape=shape))
             else:
+                jumps_out = _has_jump(node, loop)  # (before its jumps become flag updates)
                 if node.op.name == "if":
                     node.body.set_nodes(transform(node.body.nodes, node.body))
                 out.append(node)
-            if _has_jump(node, loop) and k + 1 < len(nodes):
+                if not jumps_out:
+                    continue
+            if k + 1 < len(nodes):
                 out.extend(_guard(transform(nodes[k + 1:], scope), flags, shape))
                 break
         for node in out:
@@ -355,12 +394,13 @@ def scatter_view(node: Node, g: Tensor) -> Tensor:
     return result
 
 
-def scatter_broadcast(g: Tensor, shape) -> Tensor:
-    """Sum ``g`` into a tensor of ``shape`` whose dims may be 1 at run time (broadcast)."""
-    out = list(indices([Tensor(d) for d in g.node.shape]))
+def scatter_broadcast(g: Tensor, shape, into: Tensor | None = None) -> Tensor:
+    """Sum ``g`` into a tensor of ``shape`` (``into``, or new zeros) that it was broadcast
+    from, with atomic adds: its dims may be 1 at run time."""
+    out = list(indices([Tensor(d) for d in g.node.shape])) if g.node.rank else []
     offset = len(out) - len(shape)
     index = [_clamp_index(out[k + offset], dim) for k, dim in enumerate(shape)]
-    result = Tensor(current().const(0.0, dt.float32, tuple(shape)))
+    result = into if into is not None else Tensor(current().const(0.0, dt.float32, tuple(shape)))
     scatterAdd(result[tuple(index)], g)
     return result
 

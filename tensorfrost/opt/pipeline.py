@@ -10,8 +10,8 @@ import os
 import sys
 import time
 
-from ..ir.errors import TensorFrostError
-from ..ir.node import Program
+from ..ir.errors import InternalError, TensorFrostError
+from ..ir.node import Node, Program
 from ..ir.printer import format_program
 from . import (
     autodiff,
@@ -66,6 +66,21 @@ def _dump(program: Program, stage: str, index: int) -> None:
         f.write(text)
 
 
+def _culprit(exc: Exception):
+    """The user's line of the IR node the failing pass was working on: the innermost frame
+    of the traceback that holds a node with a location."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for value in frame.f_locals.values():
+            if isinstance(value, Node) and value.location is not None:
+                return value.location
+    return None
+
+
 def compile_program(program: Program, stop_after: str | None = None) -> tuple[Program, dict]:
     """Run the passes on ``program`` (in place); returns it and the seconds each pass took."""
     times = {}
@@ -77,8 +92,9 @@ def compile_program(program: Program, stop_after: str | None = None) -> tuple[Pr
         except TensorFrostError:
             raise
         except Exception as exc:
-            raise TensorFrostError(f"internal compiler error in pass '{name}' while compiling "
-                                   f"{program.name}: {type(exc).__name__}: {exc}") from exc
+            raise InternalError(f"internal compiler error in pass '{name}' while compiling {program.name}: "
+                                f"{type(exc).__name__}: {exc}. This is a bug in tensorfrost; please report it "
+                                "with this message", _culprit(exc)) from exc
         times[name] = time.perf_counter() - start
         _dump(program, name, index)
         if name == stop_after:
