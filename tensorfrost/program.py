@@ -52,9 +52,10 @@ class TensorProgram:
         self.input_nodes = [(n.rank, n.dtype) for n in traced.inputs]
         self.returns_tuple = traced.returns_tuple
         self.trace_time = time.perf_counter() - start
-        self.program, self.pass_times = compile_program(traced)
         self.device = devices.current_device()
         self.backend = backend_for(self.device)
+        traced.max_buffers = getattr(self.backend, "max_buffers", None)
+        self.program, self.pass_times = compile_program(traced)
         self.executable = self.backend.build(self.program)
         self.compile_time = time.perf_counter() - start
 

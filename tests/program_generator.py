@@ -7,9 +7,12 @@ variables that start as Python numbers, the way a user writes them. The same sou
 once under ``@tf.kernel_program`` (``F`` is ``tensorfrost``) and once per element as plain
 Python on numpy scalars (``F`` is ``SCALAR``): the oracle knows nothing of tensorfrost.
 
-Every float value stays on a grid of quarters below 2**10 in magnitude (inputs are quarters,
-and the only operations are +, -, *2, *-1, abs, min, max, floor and clamps), so float32 and
-float64 arithmetic are exact and every backend must agree with the oracle bit for bit.
+Exact programs (``programs()``): every float value stays on a grid of quarters below 2**10
+in magnitude (inputs are quarters, and the only operations are +, -, *2, *-1, abs, min, max,
+floor and clamps), so float32 and float64 arithmetic are exact and every backend must agree
+with the oracle bit for bit. Smooth programs (``programs(smooth=True)``) use tanh, sin and
+products instead, for gradients checked against central differences of the oracle in
+float64 (``with_grad`` returns the gradients of the sum of the output w.r.t. ``a`` and ``b``).
 """
 
 from __future__ import annotations
@@ -29,23 +32,28 @@ _FOLDER = tempfile.mkdtemp(prefix="tf-generated-")
 
 
 class SCALAR:
-    """The functions a generated program calls, on numpy float32 / int32 scalars."""
+    """The functions a generated program calls, on numpy scalars (float32 and int32, or
+    float64 for smooth programs)."""
 
+    real = np.float32
     abs = staticmethod(abs)
     min = staticmethod(min)
     max = staticmethod(max)
 
-    @staticmethod
-    def clamp(x, low, high):
-        return np.float32(min(max(x, low), high))
+    def clamp(self, x, low, high):
+        return self.real(min(max(x, low), high))
 
-    @staticmethod
-    def floor(x):
-        return np.float32(np.floor(x))
+    def floor(self, x):
+        return self.real(np.floor(x))
 
-    @staticmethod
-    def float(n):
-        return np.float32(n)
+    def float(self, n):
+        return self.real(n)
+
+    def tanh(self, x):
+        return self.real(np.tanh(x))
+
+    def sin(self, x):
+        return self.real(np.sin(x))
 
     @staticmethod
     def int(x):
@@ -53,12 +61,12 @@ class SCALAR:
 
 
 class _Scope:
-    def __init__(self, floats, ints, loops=0, depth=0):
-        self.floats, self.ints, self.loops, self.depth = floats, ints, loops, depth
+    def __init__(self, floats, ints, smooth, loops=0, depth=0):
+        self.floats, self.ints, self.smooth, self.loops, self.depth = floats, ints, smooth, loops, depth
 
     def inner(self, counter=None, loop=False):
         ints = self.ints + [counter] if counter else self.ints
-        return _Scope(self.floats, ints, self.loops + loop, self.depth + 1)
+        return _Scope(self.floats, ints, self.smooth, self.loops + loop, self.depth + 1)
 
 
 def _quarter(draw) -> str:
@@ -72,8 +80,10 @@ def _float_expr(draw, scope: _Scope, depth: int = 0) -> str:
         return draw(st.sampled_from(leaf))()
     a = _float_expr(draw, scope, depth + 1)
     b = _float_expr(draw, scope, depth + 1)
-    forms = [a, f"{a} + {b}", f"{a} - {b}", f"{a} * 2.0", f"-{a}", f"F.abs({a})", f"F.min({a}, {b})",
-             f"F.max({a}, {b})", f"F.floor({a} * 0.5)", f"({a} if {_condition(draw, scope, 2)} else {b})"]
+    forms = [a, f"{a} + {b}", f"{a} - {b}", f"-{a}", f"F.min({a}, {b})", f"F.max({a}, {b})",
+             f"({a} if {_condition(draw, scope, 2)} else {b})"]
+    forms += ([f"{a} * {b}", f"F.tanh({a})", f"F.sin({a})", f"{a} * 0.5"] if scope.smooth else
+              [f"{a} * 2.0", f"F.abs({a})", f"F.floor({a} * 0.5)"])
     return f"({draw(st.sampled_from(forms))})"
 
 
@@ -116,6 +126,8 @@ def _statement(draw, scope: _Scope, indent: int) -> list[str]:
     kind = draw(st.sampled_from(kinds))
     if kind == "float":
         var = draw(st.sampled_from(scope.floats))
+        if scope.smooth:  # bounded, and differentiable everywhere
+            return [f"{pad}{var} = F.tanh({_float_expr(draw, scope)}) * 2.0"]
         return [f"{pad}{var} = F.clamp({_float_expr(draw, scope)}, -{LIMIT}, {LIMIT})"]
     if kind == "int":
         return [f"{pad}{draw(st.sampled_from(scope.ints[:2]))} = {_int_expr(draw, scope)}"]
@@ -143,49 +155,84 @@ def _statement(draw, scope: _Scope, indent: int) -> list[str]:
 
 
 @st.composite
-def programs(draw) -> str:
-    """The source of a generated program ``generated(a, b, c)``."""
-    scope = _Scope(["f0", "f1", "a"], ["n0", "n1", "c"])
+def programs(draw, smooth: bool = False) -> str:
+    """The source of a generated program ``generated(a, b, c)`` (and, if ``smooth``, of a
+    program ``with_grad(a, b, c)`` returning the gradients of its output's sum)."""
+    scope = _Scope(["f0", "f1", "a"], ["n0", "n1", "c"], smooth)
     body = [f"f0 = {_quarter(draw)}", "f1 = b", f"n0 = {draw(st.integers(-2, 2))}", "n1 = 0"]
     body += _block(draw, scope, 0)
     header = ("def generated(a: F.Arg([-1], F.float32), b: F.Arg([-1], F.float32), "
               "c: F.Arg([-1], F.int32)):")
-    return "\n".join([header, *("    " + line for line in body), "    return f0, f1, a, n0, n1"]) + "\n"
+    lines = [header, *("    " + line for line in body)]
+    if not smooth:
+        return "\n".join([*lines, "    return f0, f1, a, n0, n1"]) + "\n"
+    lines += ["    return f0 * 0.75 + f1 - a * F.float(n0 + n1)", "",
+              "def with_grad(a: F.Arg([-1], F.float32), b: F.Arg([-1], F.float32), c: F.Arg([-1], F.int32)):",
+              "    out = generated(a, b, c)",
+              "    return F.grad(F.sum(out), a), F.grad(F.sum(out), b), out"]
+    return "\n".join(lines) + "\n"
 
 
-def load(source: str, scalar: bool = False):
-    """The function ``generated`` of ``source``, calling tensorfrost (or SCALAR)."""
+def load(source: str, scalar: bool = False, real=np.float32, function: str = "generated"):
+    """``function`` of ``source``, calling tensorfrost (or SCALAR, on ``real`` floats)."""
     import hashlib
     name = "generated_" + hashlib.sha256(source.encode()).hexdigest()[:16] + ("_scalar" if scalar else "")
+    name += "_" + np.dtype(real).name if scalar else ""
     path = os.path.join(_FOLDER, name + ".py")
     if not os.path.exists(path):
         with open(path, "w") as f:
             f.write(source)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    module.F = _ScalarNamespace() if scalar else tf
+    module.F = _ScalarNamespace(real) if scalar else tf
     spec.loader.exec_module(module)
-    return module.generated
+    return getattr(module, function)
 
 
 class _ScalarNamespace(SCALAR):
     Arg = staticmethod(lambda shape, dtype: None)
     float32, int32 = "float32", "int32"
 
+    def __init__(self, real):
+        self.real = real
 
-def inputs(size: int, seed: int) -> list:
+
+def inputs(size: int, seed: int, smooth: bool = False) -> list:
     rng = np.random.default_rng(seed)
+    if smooth:
+        reals = lambda: rng.uniform(-2, 2, size).astype(np.float32)  # noqa: E731
+        return [reals(), reals(), rng.integers(-1, 5, size).astype(np.int32)]
     quarters = lambda: (rng.integers(-24, 25, size) / 4).astype(np.float32)  # noqa: E731
     return [quarters(), quarters(), rng.integers(-1, 5, size).astype(np.int32)]
 
 
-def oracle(source: str, arrays: list) -> list:
+def oracle(source: str, arrays: list, real=np.float32) -> list:
     """The outputs of the program run as plain Python, one element at a time."""
-    fn = load(source, scalar=True)
-    rows = [fn(*(np.float32(a[e]) if a.dtype.kind == "f" else np.int32(a[e]) for a in arrays))
+    fn = load(source, scalar=True, real=real)
+    rows = [fn(*(real(a[e]) if a.dtype.kind == "f" else np.int32(a[e]) for a in arrays))
             for e in range(len(arrays[0]))]
-    dtypes = [np.float32, np.float32, np.float32, np.int32, np.int32]
+    rows = [row if isinstance(row, tuple) else (row,) for row in rows]
+    dtypes = [real, real, real, np.int32, np.int32][:len(rows[0])]
     return [np.array([row[k] for row in rows], dtype) for k, dtype in enumerate(dtypes)]
+
+
+def central_gradients(source: str, arrays: list, step: float) -> list:
+    """d sum(output) / d a and d b by central differences of the float64 oracle, per element
+    (elements are independent), with NaN where a step of ``step`` and one of ``step / 2``
+    disagree: a branch or a break changes between them, so the function has no derivative
+    that differences can see."""
+    grads = []
+    for k in (0, 1):
+        estimates = []
+        for h in (step, step / 2):
+            up, down = [a.astype(np.float64) for a in arrays], [a.astype(np.float64) for a in arrays]
+            up[k] += h
+            down[k] -= h
+            up[2], down[2] = arrays[2], arrays[2]
+            estimates.append((oracle(source, up, np.float64)[0] - oracle(source, down, np.float64)[0]) / (2 * h))
+        agree = np.abs(estimates[0] - estimates[1]) <= 1e-4 * (1 + np.abs(estimates[1]))
+        grads.append(np.where(agree, estimates[1], np.nan))
+    return grads
 
 
 def describe(source: str) -> str:

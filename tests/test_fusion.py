@@ -120,3 +120,30 @@ def test_generated_code_is_readable():
     code = prog.compiled_code()
     assert "laplacian" in code and "wave_eq_k0" in code
     assert "#pragma omp parallel for" in prog.get_kernels()[0]
+
+
+def test_fission_splits_a_kernel_into_parts_within_the_buffer_limit():
+    """A target that binds few buffers per kernel (OpenGL drivers: 16) gets kernels cut into
+    consecutive parts; values and variables crossing parts go through buffers."""
+    from tensorfrost.ir.interpreter import run as interpret
+    from tensorfrost.ir.node import clone_program
+    from tensorfrost.ir.trace import trace
+    from tensorfrost.opt.pipeline import compile_program
+
+    def program():
+        xs = [tf.input([-1], tf.float32) for _ in range(6)]
+        acc = xs[0] * 1.0
+        i, = acc.indices
+        for k in range(6):  # updates in place: the kernel reads a buffer it writes
+            acc[i] = acc[i] * 0.5 + xs[k] * float(k + 1)
+        return [acc * 2.0, acc + xs[1]]
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(9).astype(np.float32) for _ in range(6)]
+    traced = trace(program)
+    want = interpret(clone_program(traced), arrays)
+    traced.max_buffers = 4
+    compiled, _ = compile_program(traced)
+    kernels = [n for n in compiled.walk() if n.op.name == "kernel"]
+    assert len(kernels) > 2 and all(len(k.attrs["buffers"]) <= 4 for k in kernels)
+    for got, expected in zip(interpret(compiled, arrays), want):
+        np.testing.assert_allclose(got, expected, rtol=1e-6)

@@ -257,6 +257,7 @@ class GlBackend:
         mode = os.environ.get("TENSORFROST_GL_FLOAT_ATOMICS", "native")
         self.native_float_add = NV_FLOAT_ATOMICS in self.limits.extensions and mode != "cas"
         self.max_groups_x = self.limits.max_groups[0]
+        self.max_buffers = self.limits.max_blocks  # the compiler splits kernels to fit (fission)
         alignment = max(self.limits.offset_alignment, 4)
         self.elements_per_part = self.limits.max_block_bytes // alignment * alignment // 4
 

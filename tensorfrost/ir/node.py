@@ -93,6 +93,7 @@ class Program:
         self.outputs: list[Node] = []
         self.returns_tuple = True
         self.input_names: list[str] = []
+        self.max_buffers: int | None = None  # the target's limit of buffers per kernel, if any
 
     def walk(self) -> Iterator[Node]:
         return walk(self.root)
@@ -164,4 +165,5 @@ def clone_program(program: Program) -> Program:
     out.outputs = [mapping[n] for n in program.outputs]
     out.returns_tuple = program.returns_tuple
     out.input_names = list(program.input_names)
+    out.max_buffers = program.max_buffers
     return out

@@ -190,9 +190,9 @@ class Sweep:
 
     def reverse(self, nodes: list[Node]) -> None:
         for node in reversed(nodes):
-            if node.op.name == "loop" and self._touches_gradient(node):
+            if node.op.name == "loop" and control.touches(node, self.depends):
                 control.reverse_loop(self, node)
-            elif node.op.name == "if" and self._touches_gradient(node):
+            elif node.op.name == "if" and control.touches(node, self.depends):
                 control.reverse_if(self, node)
             elif node.op.kind == AUTODIFF:
                 self._reverse_marker(node)
@@ -205,8 +205,6 @@ class Sweep:
                 if grad is not None:
                     self._apply_vjp(node, grad)
 
-    def _touches_gradient(self, node: Node) -> bool:
-        return any(n in self.depends or (is_write(n) and n.args[0] in self.depends) for n in walk(node.body))
 
     def _apply_vjp(self, node: Node, grad: Tensor | None) -> None:
         if node.op.vjp is None:

@@ -78,10 +78,17 @@ def prepare(program: Program, region: list[Node], wrts: list[Node], loss: Node) 
     that are updated afterwards."""
     deps = depends_on(program, wrts) & influences(program, loss)
     for node in [n for top in region for n in _subtree(top)]:
-        if node.op.name == "loop" and any(n in deps for n in walk(node.body)):
+        if node.op.name == "loop" and touches(node, deps):
+            _uniform_bounds(program, node)
             _bound_by_trips(program, node)
             _linearize(program, node)
     _snapshot_reads(program, region, depends_on(program, wrts) & influences(program, loss))
+
+
+def touches(block: Node, deps: set) -> bool:
+    """True if ``block`` computes a value on the gradient path or overwrites one (whose
+    gradient then stops there): the backward pass must reverse it."""
+    return any(n in deps or (is_write(n) and n.args[0] in deps) for n in walk(block.body))
 
 
 def _subtree(node: Node):
@@ -102,15 +109,47 @@ def _insert_before(anchor: Node, nodes: list[Node]) -> None:
     scope.nodes[index:index] = nodes
 
 
+def _uniform_bounds(program: Program, loop: Node) -> None:
+    """A loop whose bounds differ per element makes the most trips any element makes, each
+    element leaving (break) after its own count, so that it can be taped and reversed."""
+    if not loop.rank:
+        return
+    builder = Builder(program, loop.scope)
+    staged: list[Node] = []
+    begin, end, step = (Tensor(a) for a in loop.args)
+    with builder.inside(loop.scope, staged), using(builder):
+        trips = maximum(-((begin - end) // step), 0)
+        most = trips * 1
+        while most.node.rank > 1:
+            most = alg.reduce_max(most, axis=0)
+        most = Tensor(uniform(alg.reduce_max(most).node))
+    _insert_before(loop, staged)
+    prologue: list[Node] = []
+    with builder.inside(loop.body, prologue), using(builder):
+        counter = begin + Tensor(loop) * step
+        leave = _make("if", [(Tensor(loop) >= trips).node])
+        builder.emit(leave)
+        leave.body = Scope(leave)
+        leave.body.append(_make("break", []))
+    for node in walk(loop.body):
+        node.args = [counter.node if a is loop else a for a in node.args]
+    loop.body.set_nodes(prologue + loop.body.nodes)
+    loop.args = [builder.const(0, dt.int32), most.node, builder.const(1, dt.int32)]
+    loop.shape = ()
+    for bound in loop.args[::2]:
+        _insert_before(loop, [bound])
+
+
 def _bound_by_trips(program: Program, loop: Node) -> None:
     """A loop that ``break`` leaves makes as many trips on the gradient path as it made:
     a first run without the tape counts them (per element, then the most), and the taped
     run makes that many. (A ``while`` is bounded only by 2**31 - 1, far more rows than a
     tape can hold.) The counting run writes no memory and updates copies of the variables."""
-    breaks = [n for n in walk(loop.body) if n.op.name == "break" and n.enclosing("loop") is loop]
-    if not breaks:
+    jumps = [n for n in walk(loop.body) if n.op.name in ("break", "continue") and n.enclosing("loop") is loop]
+    if not any(j.op.name == "break" for j in jumps):
         return
-    conditions = [o.args[0] for j in breaks for o in j.owner_chain() if o.op.name == "if" and _inside(o, loop)]
+    # Every per-element jump makes elements take their own paths to a break.
+    conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op.name == "if" and _inside(o, loop)]
     shape = max((c.shape for c in conditions), key=len, default=())
     variables, _, _ = _outer_writes(loop)
     builder = Builder(program, loop.scope)
@@ -151,8 +190,8 @@ def _linearize(program: Program, loop: Node) -> None:
         out = []
         for k, node in enumerate(nodes):
             if node.op.name in ("break", "continue") and node.enclosing("loop") is loop:
-                out.append(_make("set", [active if node.op.name == "break" else going,
-                                         _const(False)], shape=shape))
+                false = _const(False)
+                out += [false, _make("set", [active if node.op.name == "break" else going, false], shape=shape)]
             else:
                 jumps_out = _has_jump(node, loop)  # (before its jumps become flag updates)
                 if node.op.name == "if":
@@ -168,8 +207,8 @@ def _linearize(program: Program, loop: Node) -> None:
         return out
 
     body = transform(loop.body.nodes, loop.body)
-    reset = _make("set", [going, _const(True)], shape=shape)
-    loop.body.set_nodes([reset] + _guard(body, flags, shape))
+    true = _const(True)
+    loop.body.set_nodes([true, _make("set", [going, true], shape=shape)] + _guard(body, flags, shape))
 
 
 def _const(value: bool) -> Node:
@@ -289,10 +328,12 @@ def _reverse_body(sweep, block: Node, mapping: dict, local_of: dict) -> None:
     for variable, local in local_of.items():
         if variable in sweep.depends:
             sweep.depends.add(local)
-    sweep.make_buffers(clones, builder.scope)
-    sweep.reverse(clones)
+    # The recomputation must not write memory again (taken before reversing it adds its
+    # own writes: the tapes of loops inside).
     ghosts = {n for top in clones for n in _subtree(top)
               if is_write(n) and n.op.name != "set" and n.args[0] not in set(mapping.values())}
+    sweep.make_buffers(clones, builder.scope)
+    sweep.reverse(clones)
     _drop(builder.scope, ghosts)
 
 
@@ -315,6 +356,7 @@ def reverse_loop(sweep, loop: Node) -> None:
     with builder.inside(loop.scope, staged):
         count = maximum(-((Tensor(begin) - Tensor(end)) // Tensor(step)), 0)
         tapes = {v: Tensor(builder.const(0, v.dtype, (count.node,) + v.shape)) for v in variables}
+        kept = {v: copy(Tensor(v)) for v in _read_variables(sweep, loop, variables)}
     _insert_before(loop, staged)
     record: list[Node] = []
     with builder.inside(loop.body, record):
@@ -333,6 +375,8 @@ def reverse_loop(sweep, loop: Node) -> None:
         counter = Tensor(begin) + back * Tensor(step)
         mapping = {loop: counter.node}
         local_of = {}
+        for variable, snapshot in kept.items():
+            mapping[variable] = local_of[variable] = copy(snapshot).node
         for variable, tape in tapes.items():
             local = copy(tape[(back, *_grid(variable))])
             mapping[variable] = local.node
@@ -353,11 +397,12 @@ def reverse_if(sweep, block: Node) -> None:
     builder = sweep.builder
     staged: list[Node] = []
     with builder.inside(block.scope, staged):
-        snapshots = {v: copy(Tensor(v)) for v in variables}
+        snapshots = {v: copy(Tensor(v)) for v in [*variables, *_read_variables(sweep, block, variables)]}
     _insert_before(block, staged)
     for value in _free_values(sweep, block):
         sweep.make_buffer(value)
-    reverse = builder.make("if", [block.args[0]], shape=())
+    condition = snapshots[block.args[0]].node if block.args[0] in snapshots else block.args[0]
+    reverse = builder.make("if", [condition], shape=())
     reverse.body = Scope(reverse)
     with builder.inside(reverse.body):
         mapping, local_of = {}, {}
@@ -366,6 +411,21 @@ def reverse_if(sweep, block: Node) -> None:
             mapping[variable] = local.node
             local_of[variable] = local.node
         _reverse_body(sweep, block, mapping, local_of)
+
+
+def _read_variables(sweep, block: Node, variables: list) -> list[Node]:
+    """Variables ``block`` reads (its condition included) but does not set. The backward
+    pass recomputes the block after the code that follows it, which may have changed them,
+    so it reads copies taken before the block."""
+    inside = set(walk(block.body))
+    found: list[Node] = []
+    for node in [block, *walk(block.body)]:
+        reads = node.args[1:] if is_write(node) or node.op.name == "load" else node.args
+        for arg in reads:
+            if arg not in inside and arg not in variables and arg not in found and arg.op.name != "loop" \
+                    and sweep.resolve(arg) in sweep.mutable:
+                found.append(arg)
+    return found
 
 
 def _grid(node: Node) -> list:

@@ -21,7 +21,7 @@ from ..ir.node import Node, Program, Scope
 from ..ir.ops import OPS
 from ..ir.shapes import shapes_equal
 from .analysis import is_memory, is_write, mutable_nodes
-from .masking import guard_loop, mask_loop, per_element_conditions
+from .masking import guard_block, mask_loop, per_element_conditions, uniform_bounds
 
 _HOST_BOOKKEEPING = ("assert", "region", "free", "alloc", "readback", "input")
 
@@ -94,10 +94,12 @@ class _Fusion:
             if node.op.name in ("loop", "if"):
                 body = self.plan(node.body)
                 shape = self._fused_shape(node, body)
+                if shape is None and node.op.name == "loop" and node.rank:
+                    # Never a host loop with per-element bounds: the most trips, elements leaving.
+                    items += self._added(uniform_bounds(self.program, node))
+                    body = self.plan(node.body)
                 if shape is None and self._needs_masks(node):
-                    before = mask_loop(self.program, node, self.is_host_item)
-                    self.mutable = mutable_nodes(self.program) | set(before)
-                    items += [("device", n, n.shape) for n in before]
+                    items += self._added(mask_loop(self.program, node, self.is_host_item))
                     body = self.plan(node.body)
                 if shape is None:
                     node.attrs["_plan"] = self._jumps_on_host(body, node) if node.op.name == "loop" else body
@@ -110,9 +112,21 @@ class _Fusion:
                 items.append(("device", node, node.shape))
         return self._sink_declarations(items)
 
+    def _added(self, nodes: list) -> list:
+        """Plan items for nodes a rewrite placed before a loop (and what they make mutable)."""
+        self.mutable = mutable_nodes(self.program) | {n.args[0] for n in nodes if is_write(n)}
+        items = []
+        for node in nodes:
+            if self._is_host(node, self.host, set()):
+                self.host.add(node)
+                items.append(("host", node))
+            else:
+                items.append(("device", node, node.shape))
+        return items
+
     def _needs_masks(self, node: Node) -> bool:
         """A host loop that elements leave at different times: it runs them under masks."""
-        return (node.op.name == "loop" and all(a in self.host for a in node.args)
+        return (node.op.name == "loop" and not any(a.rank for a in node.args)
                 and bool(per_element_conditions(node, self.host.__contains__)))
 
     def _jumps_on_host(self, items: list, loop: Node) -> list:
@@ -293,6 +307,11 @@ class _Fusion:
     def build(self, scope: Scope) -> None:
         items = self.plan(scope) if scope.owner is None or "_plan" not in scope.owner.attrs \
             else scope.owner.attrs.pop("_plan")
+        scope.set_nodes(self._assemble(items, _kernel, lambda node: self._control(node, [])))
+
+    def _assemble(self, items: list, make_kernel, control) -> list:
+        """The nodes of a scope from its plan: a kernel per cluster (``make_kernel``), host
+        values just before the kernel that reads them, control nodes built by ``control``."""
         cluster_of = {node: cluster for cluster in self.cluster(items) for node in cluster.nodes}
         out, pending, current = [], [], None
 
@@ -301,19 +320,14 @@ class _Fusion:
             out.extend(pending)
             pending = []
             if current is not None:
-                out.append(_kernel(current))
+                out.append(make_kernel(current))
             current = None
 
         for item in items:
             node = item[1]
             if item[0] == "control":
                 close()
-                if self._per_element_if(node):
-                    out.extend(self._split_if(node, []))
-                    continue
-                self._check_control(node)
-                self.build(node.body)
-                out.append(node)
+                out.extend(control(node))
             elif item[0] == "host":
                 if _orders_host(node):
                     close()
@@ -328,7 +342,23 @@ class _Fusion:
                     close()
                     current = cluster
         close()
-        scope.set_nodes(out)
+        return out
+
+    def _control(self, node: Node, conditions: list) -> list:
+        """A loop or if that stays on the host, inside per-element ``conditions`` (pairs of
+        condition and location, outermost first): its built nodes."""
+        if self._per_element_if(node):
+            return self._split_if(node, conditions)
+        if conditions:
+            if any(a.rank for a in node.args):
+                raise TraceError("a per-element if holds a loop with per-element bounds next to operations that "
+                                 "need several kernels; move the loop out of the if", node.location)
+            guard_block(node, conditions, self.is_host_item)
+            body = self.plan(node.body)
+            node.attrs["_plan"] = self._jumps_on_host(body, node) if node.op.name == "loop" else body
+        self._check_control(node)
+        self.build(node.body)
+        return [node]
 
     def _per_element_if(self, node: Node) -> bool:
         return node.op.name == "if" and node.args[0].rank > 0 and node.args[0] not in self.host
@@ -336,8 +366,9 @@ class _Fusion:
     def _split_if(self, node: Node, outer: list) -> list:
         """A per-element ``if`` whose body needs several kernels becomes one kernel per piece
         of the body, each running its piece under the same conditions: every statement of
-        the block applies to the selected elements in turn, as in numpy. Host values it
-        computes run before them. A condition the body changes is copied first."""
+        the block applies to the selected elements in turn, as in numpy. Pieces that only
+        compute values run for every element; host loops and ifs inside take the conditions
+        into their bodies. A condition the body changes is copied first."""
         out = []
         condition = node.args[0]
         if condition in self.mutable and any(is_write(n) and n.args[0] is condition for n in _walk_body(node)):
@@ -346,28 +377,15 @@ class _Fusion:
             condition = snapshot
         conditions = [*outer, (condition, node.location)]
         items = node.attrs.pop("_plan", None) or self.plan(node.body)
-        cluster_of = {n: cluster for cluster in self.cluster(items) for n in cluster.nodes}
-        built = set()
-        for item in items:
-            inner = item[1]
-            if item[0] == "control" and self._per_element_if(inner):
-                out.extend(self._split_if(inner, conditions))
-            elif item[0] == "control" and inner.op.name == "loop" and all(a in self.host for a in inner.args):
-                guard_loop(inner, conditions, self.is_host_item)
-                inner.attrs["_plan"] = self._jumps_on_host(self.plan(inner.body), inner)
-                self._check_control(inner)
-                self.build(inner.body)
-                out.append(inner)
-            elif item[0] == "device" and cluster_of[inner] not in built:
-                built.add(cluster_of[inner])
-                out.append(_guarded_kernel(cluster_of[inner], conditions))
-            elif item[0] == "control" or (item[0] == "host" and (_orders_host(inner) or inner.op.kind == "control")):
-                raise TraceError("a per-element if holds a loop or host work that cannot run per element next to "
-                                 "operations that need several kernels; move that part out of the if",
-                                 inner.location or node.location)
-            elif item[0] == "host":
-                out.append(inner)
-        return out
+        for kind, inner, *_ in items:
+            if kind == "host" and (is_write(inner) or inner.op.kind == "control"):
+                raise TraceError("a per-element if holds host work that cannot run per element (a write of a "
+                                 "value shared by all elements) next to operations that need several kernels; "
+                                 "move that part out of the if", inner.location or node.location)
+
+        def make_kernel(cluster):
+            return _kernel(cluster) if _pure(cluster) else _guarded_kernel(cluster, conditions)
+        return out + self._assemble(items, make_kernel, lambda inner: self._control(inner, conditions))
 
     def _check_control(self, node: Node) -> None:
         if node.op.name != "loop":
@@ -435,6 +453,11 @@ def _index_key(index: list, memory: Node, grid) -> object:
            for k, i in enumerate(index)) and shapes_equal(memory.shape, grid):
         return "id"
     return tuple(id(i) for i in index)
+
+
+def _pure(cluster: _Cluster) -> bool:
+    """True if the cluster writes nothing but what it defines itself (its accumulators)."""
+    return all(memory in cluster.defined for memory in cluster.writes)
 
 
 def _guarded_kernel(cluster: _Cluster, conditions: list, nodes: list | None = None) -> Node:

@@ -68,12 +68,45 @@ def mask_loop(program: Program, loop: Node, uniform) -> list[Node]:
     return before
 
 
-def guard_loop(loop: Node, conditions: list, uniform) -> None:
-    """Move the per-element ifs around a host ``loop`` into its body: ``if c: for ...: body``
-    becomes ``for ...: if c: body``. The loop's bounds and exits are uniform, so it makes
-    the same trips for every element, and elements where ``c`` fails do nothing in each.
-    ``conditions`` are (condition, location) pairs, outermost first."""
-    loop.body.set_nodes(_Masks(loop, conditions, uniform).body())
+def uniform_bounds(program: Program, loop: Node) -> list[Node]:
+    """Give a loop whose bounds differ per element the most trips any element makes, each
+    element leaving (break) after its own; returns the nodes to place before it."""
+    builder = Builder(program)
+    begin, end, step = loop.args
+    before: list[Node] = []
+    with builder.inside(loop.scope, before):
+        zero, one = builder.const(0, dt.int32), builder.const(1, dt.int32)
+        count = builder.elementwise("floordiv", [builder.elementwise("sub", [end, begin]), step])
+        ahead = builder.elementwise("ne", [builder.elementwise("mod", [builder.elementwise("sub", [end, begin]),
+                                                                     step]), zero])
+        count = builder.elementwise("add", [count, builder.elementwise("int", [ahead])])
+        trips = builder.elementwise("max", [count, zero])
+        most = builder.const(0, dt.int32, ())
+        most.name = "trips"
+        builder.make("scatter_max", [most, trips], shape=loop.shape)
+    prologue: list[Node] = []
+    with builder.inside(loop.body, prologue):
+        counter = builder.elementwise("add", [begin, builder.elementwise("mul", [loop, step])])
+        leave = _if(builder, builder.elementwise("ge", [loop, trips]), [])
+        with builder.inside(leave.body):
+            builder.make("break")
+    for node in walk(loop.body):
+        node.args = [counter if a is loop else a for a in node.args]
+    loop.body.set_nodes(prologue + loop.body.nodes)
+    loop.args = [zero, most, one]
+    loop.shape = ()
+    for node in before:
+        node.scope = loop.scope
+    return before
+
+
+def guard_block(block: Node, conditions: list, uniform) -> None:
+    """Move the per-element ifs around a host loop or if into its body: ``if c: for ...:
+    body`` becomes ``for ...: if c: body`` (and ``if c: if u: body``, ``if u: if c: body``).
+    Its bounds, condition and exits are uniform, so it does the same for every element,
+    and elements where ``c`` fails do nothing in it. ``conditions`` are (condition,
+    location) pairs, outermost first."""
+    block.body.set_nodes(_Masks(block, conditions, uniform).body())
 
 
 class _Masks:
@@ -82,14 +115,15 @@ class _Masks:
 
     def __init__(self, loop: Node, conditions: list, uniform, active: Node | None = None,
                  going: Node | None = None):
-        self.loop, self.conditions, self.uniform = loop, conditions, uniform
+        self.block_node, self.conditions, self.uniform = loop, conditions, uniform
+        self.loop = loop if loop.op.name == "loop" else None  # whose jumps become mask updates
         self.active, self.going = active, going
         self.guards: list[Node] = []
 
     def body(self) -> list:
         """The loop's new body: its top-level guards, with the values that one guard
         computes and a later one reads kept in variables (an if's body is a scope)."""
-        nodes = self.block(list(self.loop.body.nodes), top=True)
+        nodes = self.block(list(self.block_node.body.nodes), top=True)
         holders = []
         for k, guard in enumerate(self.guards):
             inside = set(walk(guard.body))
@@ -114,8 +148,9 @@ class _Masks:
         out: list[Node] = []
         guarded: list[Node] = []
         for k, node in enumerate(nodes):
-            leaves = node.op.name in ("break", "continue") and node.enclosing("loop") is self.loop
-            if top and node.dtype is not None and node.body is None and self.uniform(node):
+            leaves = self.loop is not None and node.op.name in ("break", "continue") \
+                and node.enclosing("loop") is self.loop
+            if top and node.dtype is not None and node.body is None and node.op.name != "load" and self.uniform(node):
                 out.append(node)  # a host value: computed before the guarded work around it
                 continue
             if top and (leaves or self._uniform(node)):
@@ -129,7 +164,7 @@ class _Masks:
                 self._stop(target, node.op.name == "break")
                 break  # what follows a jump in its block never runs
             target.append(node)
-            if node.op.name == "if" and any(_inside(j, node) for j in jumps(self.loop)):
+            if node.op.name == "if" and self.loop is not None and any(_inside(j, node) for j in jumps(self.loop)):
                 node.body.set_nodes(self.block(list(node.body.nodes)))
                 if top:
                     self._flush(out, guarded)  # what follows checks `going` again

@@ -102,8 +102,8 @@ class _Memory:
         buffer = _make("alloc", dtype=node.dtype, shape=node.shape, name=node.name or "buf")
         self.before.setdefault(home, []).append(buffer)
         store = _make("store", [buffer, node, *self.own_index(home, node)], shape=node.shape)
-        if kind == "final":
-            self.at_end.setdefault(home, []).append(store)
+        if kind == "final":  # at the end of the block that declares it (the kernel, or an if in it)
+            self.at_end.setdefault(node.scope.owner, []).append(store)
         else:
             self.after.setdefault(node, []).append(store)
         return buffer

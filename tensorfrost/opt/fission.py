@@ -1,0 +1,183 @@
+"""Kernel fission: a kernel that touches more buffers than the target can bind in one
+shader runs as several kernels, one after another.
+
+Fusion never lets one element of a kernel read what another element writes (except through
+atomics), so running the statements of the kernel body in consecutive dispatches, each
+element doing its part of every dispatch in order, computes the same thing. What one part
+computes and a later part reads goes through a buffer of the kernel's shape; a kernel-local
+variable used by several parts lives in such a buffer. Only the top level of the body is
+cut: a loop that alone needs too many buffers stays whole (the backend says so).
+
+Runs only when the program carries a ``max_buffers`` limit (the OpenGL backend sets it to
+the driver's storage-block limit), and only on kernels that read a buffer they write: the
+others the backend splits by recomputing each output's slice, which needs no buffers.
+Guarantees afterwards: every such kernel whose top level can be cut touches at most
+``max_buffers`` buffers.
+"""
+
+from __future__ import annotations
+
+from ..ir import dtypes as dt
+from ..ir.node import Node, Program, walk
+from ..ir.ops import OPS
+from .analysis import is_write
+
+
+def _make(op: str, args=(), dtype=None, shape=(), attrs=None, name=None) -> Node:
+    return Node(OPS[op], dtype, shape, args, attrs, name=name)
+
+
+def _memory(node: Node) -> set:
+    """The buffers ``node`` and its body load from or write to."""
+    found = set()
+    for n in [node, *(walk(node.body) if node.body is not None else ())]:
+        if n.op.name == "load" or (is_write(n) and n.op.name != "set"):
+            found.add(n.args[0])
+    return found
+
+
+def _free(node: Node, mutable: set) -> bool:
+    """Values every part recomputes instead of passing: grid indices and constants."""
+    return node.op.name == "dim_id" or (node.op.name == "const" and node not in mutable)
+
+
+class _Fission:
+    def __init__(self, kernel: Node, limit: int, mutable: set):
+        self.kernel, self.limit, self.mutable = kernel, limit, mutable
+        self.top = list(kernel.body.nodes)
+        self.index = {node: k for k, node in enumerate(self.top)}
+        # for each top-level node: the top-level values its subtree reads (or sets)
+        self.reads = []
+        for node in self.top:
+            used = set()
+            for n in [node, *(walk(node.body) if node.body is not None else ())]:
+                used.update(a for a in n.args if a in self.index and a is not node)
+            self.reads.append(used)
+
+    def parts(self) -> list[list[int]] | None:
+        """Consecutive ranges of top-level positions, each within the limit; None if the
+        kernel fits or cannot be cut."""
+        movable = [k for k, n in enumerate(self.top) if not _free(n, self.mutable)]
+        if len(set().union(*(_memory(self.top[k]) for k in movable))) <= self.limit:
+            return None
+        parts, current = [], []
+        for k in movable:
+            if current and self._cost(current + [k]) > self.limit:
+                parts.append(current)
+                current = []
+            current.append(k)
+        parts.append(current)
+        return parts if len(parts) > 1 and all(self._cost(p) <= self.limit for p in parts) else None
+
+    def _cost(self, part: list[int]) -> int:
+        """Buffers a part would bind: its memory, the values it takes from earlier parts and
+        the values it passes on (estimated with everything after it as later)."""
+        first, last = part[0], part[-1]
+        memory = set().union(*(_memory(self.top[k]) for k in part))
+        taken = {v for k in part for v in self.reads[k]
+                 if self.index[v] < first and not _free(v, self.mutable)}
+        passed = {self.top[k] for k in part for j in range(last + 1, len(self.top))
+                  if self.top[k] in self.reads[j]}
+        return len(memory) + len(taken) + len(passed)
+
+    def apply(self, parts: list[list[int]]) -> list[Node]:
+        """The nodes that replace the kernel: buffers for what crosses parts, then a kernel
+        per part."""
+        part_of = {k: p for p, part in enumerate(parts) for k in part}
+        crossing = []
+        for k, node in enumerate(self.top):
+            if k in part_of and any(part_of.get(j, part_of[k]) != part_of[k] for j, used in enumerate(self.reads)
+                                    if node in used):
+                crossing.append(node)
+        buffers = {v: _make("alloc", dtype=v.dtype, shape=self.kernel.shape, name=v.name or "part")
+                   for v in crossing}
+        out = list(buffers.values())
+        for p, part in enumerate(parts):
+            out.append(self._part(p, part, part_of, buffers))
+        return out
+
+    def _part(self, p: int, part: list[int], part_of: dict, buffers: dict) -> Node:
+        kernel = _make("kernel", shape=self.kernel.shape)
+        kernel.body = type(self.kernel.body)(kernel)
+        grid = [_make("dim_id", dtype=dt.int32, shape=self.kernel.shape, attrs={"axis": a})
+                for a in range(self.kernel.rank)]
+        copies = {}
+        body = list(grid)
+        for node in self.top:  # cheap values every part recomputes
+            if _free(node, self.mutable) and node.op.name == "const":
+                copies[node] = _make("const", dtype=node.dtype, shape=node.shape, attrs=node.attrs)
+                body.append(copies[node])
+        own = {n: grid[n.attrs["axis"]] for n in self.top if n.op.name == "dim_id"}
+        copies.update(own)
+        for value, buffer in buffers.items():  # values from earlier parts
+            if part_of[self.index[value]] < p and any(value in self.reads[k] for k in part):
+                if value in self.mutable:
+                    continue  # a variable: read where it is used, below
+                copies[value] = _make("load", [buffer, *grid], dtype=value.dtype, shape=self.kernel.shape)
+                body.append(copies[value])
+        for k in part:
+            body.append(self.top[k])
+            value = self.top[k]
+            if value in buffers and value not in self.mutable:
+                body.append(_make("store", [buffers[value], value, *grid], shape=self.kernel.shape))
+        kernel.body.set_nodes(body)
+        for node in walk(kernel.body):
+            node.args = [copies.get(a, a) for a in node.args]
+            node.shape = tuple(copies.get(d, d) for d in node.shape)
+        self._variables_in_memory(kernel, buffers, grid)
+        return kernel
+
+    def _variables_in_memory(self, kernel: Node, buffers: dict, grid: list) -> None:
+        """Kernel-local variables shared by parts live in their buffer: the declaration and
+        every set store into it, every read loads from it."""
+        for variable, buffer in buffers.items():
+            if variable not in self.mutable:
+                continue
+            for node in list(walk(kernel.body)):
+                if node is variable:
+                    _replace(node, _make("store", [buffer, node, *grid], shape=kernel.shape), after=True)
+                elif node.op.name == "set" and node.args[0] is variable:
+                    _replace(node, _make("store", [buffer, node.args[1], *grid], shape=kernel.shape))
+                elif variable in node.args[1 if node.op.name == "set" else 0:]:
+                    load = _make("load", [buffer, *grid], dtype=variable.dtype, shape=kernel.shape)
+                    _insert_before(node, load)
+                    node.args = [load if a is variable and not (node.op.name == "set" and k == 0) else a
+                                 for k, a in enumerate(node.args)]
+
+
+def _replace(old: Node, new: Node, after: bool = False) -> None:
+    nodes = old.scope.nodes
+    position = nodes.index(old)
+    new.scope = old.scope
+    if after:
+        nodes.insert(position + 1, new)
+    else:
+        nodes[position] = new
+
+
+def _insert_before(anchor: Node, node: Node) -> None:
+    nodes = anchor.scope.nodes
+    node.scope = anchor.scope
+    nodes.insert(nodes.index(anchor), node)
+
+
+def run(program: Program) -> Program:
+    limit = getattr(program, "max_buffers", None)
+    if not limit:
+        return program
+    mutable = {n.args[0] for n in program.walk() if is_write(n)}
+    for kernel in [n for n in program.walk() if n.op.name == "kernel"]:
+        loaded = {n.args[0] for n in walk(kernel.body) if n.op.name == "load"}
+        if not any(is_write(n) and n.op.name != "set" and n.args[0] in loaded for n in walk(kernel.body)):
+            continue  # reads nothing it writes: the backend can split it by recomputing, no buffers
+        fission = _Fission(kernel, limit, mutable)
+        parts = fission.parts()
+        if parts is None:
+            continue
+        replacement = fission.apply(parts)
+        scope = kernel.scope
+        position = scope.nodes.index(kernel)
+        for node in replacement:
+            node.scope = scope
+        scope.nodes[position:position + 1] = replacement
+    return program
