@@ -507,3 +507,55 @@ def test_backtracking_line_search_with_continue(backend):
     x, grad = search(c)
     np.testing.assert_allclose(x.numpy, want_x, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(grad.numpy, want, rtol=RTOL, atol=1e-5)
+
+
+# -- an n-body simulation: each step's force loop reads the positions the step then updates ------
+
+
+NBODY_STEPS, NBODY_DT = 30, 0.01
+
+
+def nbody_reference(p, v):
+    for _ in range(NBODY_STEPS):
+        d = p[None, :, :] - p[:, None, :]
+        r2 = np.sum(d * d, axis=-1) + 0.01
+        force = np.sum(d / (r2 * np.sqrt(r2))[..., None], axis=1)
+        v = v + force * NBODY_DT
+        p = p + v * NBODY_DT
+    return np.sum(p * p)
+
+
+def test_nbody_gradient_through_the_force_loop(backend):
+    """The inner loop over bodies reads the positions as memory (pos[j, 0]); the step
+    updates them after it, so the backward pass must replay it on the positions it read."""
+    def nbody():
+        pos0 = tf.input([-1, 3], tf.float32)
+        vel0 = tf.input(pos0.shape, tf.float32)
+        n = pos0.shape[0]
+        pos, vel = pos0 * 1.0, vel0 * 1.0
+        i, = tf.indices([n])
+        with tf.loop(NBODY_STEPS):
+            fx, fy, fz = tf.zeros([n]), tf.zeros([n]), tf.zeros([n])
+            with tf.loop(n) as j:
+                dx, dy, dz = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1], pos[j, 2] - pos[i, 2]
+                r2 = dx * dx + dy * dy + dz * dz + 0.01
+                inv = 1.0 / (r2 * tf.sqrt(r2))
+                fx.val, fy.val, fz.val = fx + dx * inv, fy + dy * inv, fz + dz * inv
+            k, d = tf.indices(vel.shape)
+            vel.val = vel + tf.select(d == 0, fx[k], tf.select(d == 1, fy[k], fz[k])) * NBODY_DT
+            pos.val = pos + vel * NBODY_DT
+        loss = tf.sum(tf.sum(pos * pos))
+        return [loss, tf.grad(loss, vel0)]
+    rng = np.random.default_rng(0)
+    p0 = rng.normal(size=(12, 3)).astype(np.float32)
+    v0 = (rng.normal(size=(12, 3)) * 0.1).astype(np.float32)
+    loss, grad = tf.compile(nbody)(p0, v0)
+    np.testing.assert_allclose(loss.numpy.reshape(()), nbody_reference(f64(p0), f64(v0)), rtol=1e-4)
+    want = np.zeros((12, 3))
+    for index in np.ndindex(12, 3):
+        def shifted(h, index=index):
+            v = f64(v0).copy()
+            v[index] += h
+            return nbody_reference(f64(p0), v)
+        want[index] = (shifted(1e-6) - shifted(-1e-6)) / 2e-6
+    np.testing.assert_allclose(grad.numpy, want, rtol=RTOL, atol=2e-4)

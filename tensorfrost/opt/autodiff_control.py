@@ -420,7 +420,7 @@ def _read_variables(sweep, block: Node, variables: list) -> list[Node]:
     inside = set(walk(block.body))
     found: list[Node] = []
     for node in [block, *walk(block.body)]:
-        reads = node.args[1:] if is_write(node) or node.op.name == "load" else node.args
+        reads = node.args[1:] if is_write(node) else node.args  # (a load reads its memory too)
         for arg in reads:
             if arg not in inside and arg not in variables and arg not in found and arg.op.name != "loop" \
                     and sweep.resolve(arg) in sweep.mutable:
