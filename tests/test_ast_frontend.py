@@ -521,3 +521,16 @@ def test_a_python_number_becomes_a_tensor_and_tf_input_style(backend):
     a = np.arange(5, dtype=np.float32)
     assert program(a).numpy == 10.0
     assert "_tf_l1.range(a.shape[0])" in program.transformed_source
+
+
+def _doubled(x, n):
+    """A recursive helper: the depth is a Python int, so the recursion unrolls while tracing."""
+    return x if n == 0 else _doubled(x * 2.0, n - 1)
+
+
+def test_recursive_helper_with_a_python_depth(backend):
+    @tf.kernel_program
+    def program(x: tf.Arg([-1], tf.float32)):
+        return _doubled(x, 3) + _doubled(x, 0)
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    np.testing.assert_array_equal(program(x).numpy, x * 9)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..emit.clike import BodyEmitter, Lang, identifier, index_arithmetic, shift_of
+from ..emit.clike import BodyEmitter, Lang, c_comment, c_string, identifier, index_arithmetic, shift_of
 from ..ir.node import Node, Program, walk
 from ..ir.shapes import dims_equal
 from . import tiling
@@ -251,20 +251,18 @@ class _HostEmitter(BodyEmitter):
         self.emit(f"const int32_t {self.name(node)} = in[{node.args[0].attrs['index']}].shape[{node.attrs['axis']}];")
 
     def stmt_assert(self, node: Node) -> None:
-        message = node.attrs["message"].replace("\\", "\\\\").replace('"', '\\"')
-        if node.location is not None:
-            message += f" (at {node.location})".replace("\\", "\\\\").replace('"', '\\"')
+        message = node.attrs["message"] + (f" (at {node.location})" if node.location is not None else "")
         values = ", ".join(f"(long long)({self.value(a)})" for a in node.args[1:]) or "0"
         self.emit(f"if (!({self.value(node.args[0])})) {{")
         self.emit(f"    const long long tf_values[] = {{{values}}};")
-        self.emit(f'    return tf_fail("{message}", tf_values, {len(node.args) - 1});')
+        self.emit(f"    return tf_fail({c_string(message)}, tf_values, {len(node.args) - 1});")
         self.emit("}")
 
     def stmt_alloc(self, node: Node) -> None:
         count = " * ".join(f"(long long)({self.value(d)})" for d in node.shape) or "1"
         name = self.name(node)
         ctype = self.lang.storage_types[node.dtype]
-        self.emit(f'tf_buffer {name}_memory({count}, "{node.name or name}");')
+        self.emit(f"tf_buffer {name}_memory({count}, {c_string(node.name or name)});")
         self.emit(f"if (!{name}_memory.data) return 1;")
         self.emit(f"{ctype}* {name} = ({ctype}*){name}_memory.data;")
 
@@ -278,7 +276,7 @@ class _HostEmitter(BodyEmitter):
                                     self.lang.buffer_read(self.name(memory), index, memory.dtype)))
 
     def stmt_region(self, node: Node) -> None:
-        self.emit(f"// region {'begin' if node.attrs['begin'] else 'end'}: {node.attrs['name']}")
+        self.emit(f"// region {'begin' if node.attrs['begin'] else 'end'}: {c_comment(node.attrs['name'])}")
 
     def stmt_kernel(self, node: Node) -> None:
         args = [self.name(b) for b in node.attrs["buffers"]] + [self.value(u) for u in node.attrs["uniforms"]]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..emit.clike import BodyEmitter, Lang, identifier
+from ..emit.clike import BodyEmitter, Lang, c_comment, identifier
 from ..ir import dtypes as dt
 from ..ir.node import Node, walk
 
@@ -296,14 +296,14 @@ def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = No
 def describe(kernel: Node, slots: list, names: dict) -> list:
     """Comment lines that document a kernel's interface."""
     grid = ", ".join(names.get(d) or str(d.attrs.get("value", d.label)) for d in kernel.shape)
-    lines = [f"// kernel {kernel.attrs['name']}: one thread per element of [{grid}]"]
+    lines = [f"kernel {kernel.attrs['name']}: one thread per element of [{grid}]"]
     for slot in slots:
         access = "read-write" if slot.written else "read-only"
         parts = f" in {slot.parts} parts" if slot.parts > 1 else ""
-        lines.append(f"// binding {slot.binding}: {slot.name} ({slot.node.dtype.name}, {access}{parts})")
+        lines.append(f"binding {slot.binding}: {slot.name} ({slot.node.dtype.name}, {access}{parts})")
     for k, uniform in enumerate(kernel.attrs["uniforms"]):
-        lines.append(f"// tf_u[{k}]: {names[uniform]} ({uniform.dtype.name})")
-    return lines
+        lines.append(f"tf_u[{k}]: {names[uniform]} ({uniform.dtype.name})")
+    return ["// " + c_comment(line) for line in lines]
 
 
 def local_size(kernel: Node) -> int:

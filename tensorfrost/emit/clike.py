@@ -65,6 +65,24 @@ class Lang:
 
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
+_PLAIN = frozenset(" !#$%&'()*+,-./0123456789:;<=>@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~")
+
+
+def c_string(text: str) -> str:
+    """``text`` as a C, C++, GLSL or HLSL string literal, quotes included: the one way a
+    user's string (a name, a message, a file name) enters generated code. Every byte that is
+    not plain printable ASCII is an octal escape, and so are ``"``, ``\\`` and ``?`` (no
+    trigraph can form), so nothing in ``text`` can end the literal or the line."""
+    out = []
+    for byte in str(text).encode("utf-8", "backslashreplace"):
+        char = chr(byte)
+        out.append(char if char in _PLAIN else f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def c_comment(text: str) -> str:
+    """``text`` made safe inside a ``//`` comment: plain printable ASCII, one line."""
+    return "".join(char if char in _PLAIN else "?" for char in str(text)).replace("*/", "*?")
 
 
 def identifier(node: Node, names: dict) -> str:

@@ -23,7 +23,7 @@ import re
 
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program
-from .clike import BodyEmitter, Lang, identifier
+from .clike import BodyEmitter, Lang, c_string, identifier
 
 _API_PATH = os.path.join(os.path.dirname(__file__), "tensorfrost_api.hpp")
 _TYPES = {dt.float32: "Float", dt.int32: "Int", dt.uint32: "Uint", dt.bool1: "Bool"}
@@ -83,19 +83,18 @@ class MainFunction(BodyEmitter):
 
     def stmt_input(self, node: Node) -> None:
         label = self.program.input_names[node.attrs["index"]] or self.name(node)
-        self.emit(f'tf.check_tensor({self.name(node)}, "{label}", {node.rank}, TFType::{_TYPES[node.dtype]});')
+        self.emit(f"tf.check_tensor({self.name(node)}, {c_string(label)}, {node.rank}, TFType::{_TYPES[node.dtype]});")
 
     def stmt_input_dim(self, node: Node) -> None:
         self.emit(f"const int {self.name(node)} = (int){self.name(node.args[0])}.shape[{node.attrs['axis']}];")
 
     def stmt_assert(self, node: Node) -> None:
-        message = node.attrs["message"].replace("\\", "\\\\").replace('"', '\\"')
         values = ", ".join(f"(long long)({self.value(a)})" for a in node.args[1:])
-        self.emit(f'tf.check({self.value(node.args[0])}, "{message}", {{{values}}});')
+        self.emit(f"tf.check({self.value(node.args[0])}, {c_string(node.attrs['message'])}, {{{values}}});")
 
     def stmt_alloc(self, node: Node) -> None:
         label = node.name or self.name(node)
-        self.emit(f'TFTensor {self.name(node)} = tf.allocate("{label}", {self.shape_list(node.shape)}, '
+        self.emit(f"TFTensor {self.name(node)} = tf.allocate({c_string(label)}, {self.shape_list(node.shape)}, "
                   f"TFType::{_TYPES[node.dtype]});")
 
     def stmt_free(self, node: Node) -> None:
@@ -109,8 +108,7 @@ class MainFunction(BodyEmitter):
 
     def stmt_region(self, node: Node) -> None:
         which = "begin" if node.attrs["begin"] else "end"
-        name = node.attrs["name"].replace("\\", "\\\\").replace('"', '\\"')
-        self.emit(f'tf.region_{which}("{name}");')
+        self.emit(f"tf.region_{which}({c_string(node.attrs['name'])});")
 
     def stmt_kernel(self, node: Node) -> None:
         written = node.attrs["written"]
