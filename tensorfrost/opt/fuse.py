@@ -383,8 +383,13 @@ class _Fusion:
                                  "value shared by all elements) next to operations that need several kernels; "
                                  "move that part out of the if", inner.location or node.location)
 
+        local = set(_walk_body(node))
+
         def make_kernel(cluster):
-            return _kernel(cluster) if _pure(cluster) else _guarded_kernel(cluster, conditions)
+            # Values, and writes of memory declared in the if (only read under it), run for all.
+            if all(memory in local or memory in cluster.defined for memory in cluster.writes):
+                return _kernel(cluster)
+            return _guarded_kernel(cluster, conditions)
         return out + self._assemble(items, make_kernel, lambda inner: self._control(inner, conditions))
 
     def _check_control(self, node: Node) -> None:
@@ -420,8 +425,8 @@ def _defined_in(node: Node, block: Node) -> bool:
 
 def _orders_host(node: Node) -> bool:
     """Host items that must stay between the kernels around them: writes of host variables,
-    reads of memory, debug regions."""
-    return is_write(node) or node.op.name in ("load", "region")
+    reads of memory, debug regions, and break/continue (what follows them must not run)."""
+    return is_write(node) or node.op.name in ("load", "region", "break", "continue")
 
 
 def _dim_cones(program: Program) -> set[Node]:
@@ -453,11 +458,6 @@ def _index_key(index: list, memory: Node, grid) -> object:
            for k, i in enumerate(index)) and shapes_equal(memory.shape, grid):
         return "id"
     return tuple(id(i) for i in index)
-
-
-def _pure(cluster: _Cluster) -> bool:
-    """True if the cluster writes nothing but what it defines itself (its accumulators)."""
-    return all(memory in cluster.defined for memory in cluster.writes)
 
 
 def _guarded_kernel(cluster: _Cluster, conditions: list, nodes: list | None = None) -> Node:

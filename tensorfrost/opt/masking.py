@@ -19,6 +19,7 @@ from __future__ import annotations
 from ..ir import dtypes as dt
 from ..ir.builder import Builder
 from ..ir.node import Node, Program, Scope, walk
+from .analysis import is_write
 
 
 def jumps(loop: Node) -> list[Node]:
@@ -122,25 +123,31 @@ class _Masks:
 
     def body(self) -> list:
         """The loop's new body: its top-level guards, with the values that one guard
-        computes and a later one reads kept in variables (an if's body is a scope)."""
+        computes and a later one reads kept in variables declared just before the guard
+        (an if's body is a scope). A variable declared in one guard and used in later ones
+        becomes such a variable itself: the guard sets it to its initial value."""
         nodes = self.block(list(self.block_node.body.nodes), top=True)
-        holders = []
+        written = {n.args[0] for n in walk(self.block_node.body) if is_write(n)}
         for k, guard in enumerate(self.guards):
             inside = set(walk(guard.body))
             later = [m for g in self.guards[k + 1:] for m in walk(g.body)] + self.guards[k + 1:]
             crossing = {a: None for m in later for a in [*m.args, *m.shape] if a in inside}
             for value in crossing:
+                if value in written and value.op.name == "const":  # memory (a tape): declared before
+                    value.scope.nodes.remove(value)
+                    nodes.insert(nodes.index(guard), value)
+                    continue
                 holder = Node(_op("const"), value.dtype, value.shape, attrs={"value": dt.cast_scalar(0, value.dtype)},
                               name=f"{value.name or 'value'}_shared")
-                holders.append(holder)
-                scope = value.scope
+                nodes.insert(nodes.index(guard), holder)
                 update = Node(_op("set"), None, value.shape, [holder, value])
-                update.scope = scope
-                scope.nodes.insert(scope.nodes.index(value) + 1, update)
-                for m in later:
+                update.scope = value.scope
+                value.scope.nodes.insert(value.scope.nodes.index(value) + 1, update)
+                users = later + ([n for n in walk(guard.body) if n is not update] if value in written else [])
+                for m in users:
                     m.args = [holder if a is value else a for a in m.args]
                     m.shape = tuple(holder if d is value else d for d in m.shape)
-        return holders + nodes
+        return nodes
 
     def block(self, nodes: list, top: bool = False) -> list:
         """``nodes`` with the loop's jumps replaced by mask updates, and what follows a jump
