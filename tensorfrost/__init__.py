@@ -38,8 +38,11 @@ from .ir.algorithms import (
 from .ir.dtypes import DType, bool1, float32, int32, uint32
 from .ir.errors import (
     ArgumentError,
+    CheckpointError,
     CompileError,
+    CompilerSetupError,
     DTypeError,
+    GlThreadError,
     InternalError,
     RuntimeCheckError,
     ShapeError,
@@ -129,7 +132,7 @@ __all__ = [
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1",
     "TensorFrostError", "TraceError", "ShapeError", "DTypeError", "ArgumentError", "CompileError",
-    "RuntimeCheckError", "InternalError",
+    "RuntimeCheckError", "InternalError", "CompilerSetupError", "CheckpointError", "GlThreadError",
     "input", "const", "zeros", "ones", "buffer", "indices", "index", "index_grid",
     "loop", "if_cond", "break_loop", "continue_loop", "assert_tensor", "region_begin", "region_end", "grad",
     "renderdoc_start_capture", "renderdoc_end_capture",

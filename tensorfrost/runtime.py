@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .backend import current_device
 from .ir import dtypes as dt
-from .ir.errors import ArgumentError, TensorFrostError
+from .ir.errors import ArgumentError, ShapeError, TensorFrostError
 
 MAX_ELEMENTS = 2**31 - 1  # kernels index with 32-bit integers
+MAX_RANK = 8  # the axes a program's argument slot holds
 
 
 class TensorMemory:
@@ -51,12 +54,56 @@ class TensorMemory:
         raise TensorFrostError("the truth value of a TensorMemory is ambiguous; use .numpy")
 
 
+def shape_problem(shape) -> str | None:
+    """Why no tensor can have ``shape`` (a negative size, too many axes or elements), or None.
+    The generated host code of every backend checks computed shapes with the same words."""
+    dims = [int(d) for d in shape]
+    if len(dims) > MAX_RANK:
+        return f"shape {dims} has {len(dims)} axes, more than the {MAX_RANK} a tensor can have"
+    for axis, size in enumerate(dims):
+        if size < 0:
+            return f"shape[{axis}] is {size}, a negative size"
+    if math.prod(dims) > MAX_ELEMENTS:
+        return f"shape {dims} has more elements than the {MAX_ELEMENTS} a tensor can hold"
+    return None
+
+
+def allocation_labels(program) -> dict:
+    """{alloc node: how errors name its buffer}: the name, and the user's line of the first
+    value stored into it (allocations themselves carry no location)."""
+    names, located = {}, {}
+    for node in program.walk():
+        if node.op.name == "alloc":
+            names[node] = f"tensor '{node.name or 'buffer'}'"
+        elif ((node.op.name == "store" or node.op.name.startswith("scatter_")) and len(node.args) > 1
+              and node.args[0] not in located and node.args[1].location is not None):
+            located[node.args[0]] = node.args[1].location
+    return {alloc: name + (f" (made at {located[alloc]})" if alloc in located else "") for alloc, name in names.items()}
+
+
+def _numpy_array(value, what: str) -> np.ndarray:
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError, OverflowError) as exc:  # ragged lists, objects numpy cannot read
+        raise ArgumentError(f"{what}: expected a numeric array (nested lists must be rectangular), got a "
+                            f"{type(value).__name__} numpy cannot convert: {exc}") from None
+    if array.dtype == object or array.dtype.kind not in "fiub":
+        raise ArgumentError(f"{what}: expected a numeric array, got a {type(value).__name__} (as a numpy array: "
+                            f"dtype {array.dtype})")
+    # Before any pass over the values: a broadcast view can be huge without using memory.
+    if array.ndim > MAX_RANK:
+        raise ArgumentError(f"{what}: a tensor has at most {MAX_RANK} axes, got an array of {array.ndim} "
+                            f"(shape {array.shape})")
+    if array.size > MAX_ELEMENTS:
+        raise ArgumentError(f"{what}: {array.size} elements is more than the {MAX_ELEMENTS} a tensor can hold")
+    return array
+
+
 def as_array(value, dtype: dt.DType | None = None, what: str = "value") -> np.ndarray:
     """A C-contiguous numpy array of a tensorfrost dtype, converting only where meaning is kept:
-    wider floats and ints narrow to 32 bits (ints must fit), ints may become floats."""
-    array = np.asarray(value)
-    if array.dtype == object or array.dtype.kind not in "fiub":
-        raise ArgumentError(f"{what}: expected a numeric array, got dtype {array.dtype}")
+    wider floats and ints narrow to 32 bits (ints must fit, finite floats must stay finite),
+    ints may become floats."""
+    array = _numpy_array(value, what)
     source = dt.numpy_to_dtype(array.dtype)
     target = dtype or source
     if source is not target:
@@ -68,11 +115,27 @@ def as_array(value, dtype: dt.DType | None = None, what: str = "value") -> np.nd
     if array.dtype.kind in "iu" and array.dtype.itemsize > 4 and array.size:
         info = np.iinfo(target.numpy) if target.is_integer else None
         if info is not None and (array.min() < info.min or array.max() > info.max):
-            raise ArgumentError(f"{what}: values do not fit in {target!r}")
-    if array.size > MAX_ELEMENTS:
-        raise ArgumentError(f"{what}: {array.size} elements is more than the {MAX_ELEMENTS} a tensor can hold")
+            bad = np.flatnonzero((array < info.min) | (array > info.max))[0]
+            raise ArgumentError(f"{what}: values do not fit in {target!r} (element {_index(array, bad)} is "
+                                f"{int(array.flat[bad])}; the range is {info.min} to {info.max})")
     # (ascontiguousarray alone would make a 0-d array 1-d)
-    return np.ascontiguousarray(array, dtype=target.numpy).reshape(array.shape)
+    with np.errstate(over="ignore"):
+        result = np.ascontiguousarray(array, dtype=target.numpy).reshape(array.shape)
+    if array.dtype.kind == "f" and array.dtype.itemsize > 4 and not np.isfinite(result).all():
+        # inf and nan are float32 values; a finite value that became inf is not
+        overflowed = np.flatnonzero(np.isinf(result) & np.isfinite(array))
+        if overflowed.size:
+            bad = overflowed[0]
+            raise ArgumentError(f"{what}: element {_index(array, bad)} is {float(array.flat[bad])!r}, outside the "
+                                f"{target!r} range (largest magnitude {float(np.finfo(np.float32).max)!r}); "
+                                "inf and nan are allowed")
+    return result
+
+
+def _index(array: np.ndarray, flat: int):
+    """The index of element ``flat`` of ``array``, as a user would write it."""
+    index = np.unravel_index(flat, array.shape) if array.ndim else ()
+    return [int(i) for i in index]
 
 
 def tensor(value, dtype=None) -> TensorMemory:
@@ -87,8 +150,14 @@ def tensor(value, dtype=None) -> TensorMemory:
     backend = backend_for(current_device())
     if isinstance(value, TensorMemory):
         return backend.upload(value.numpy, value.dtype)
-    if isinstance(value, (list, tuple)) and dtype is not None and all(isinstance(v, int) for v in value):
+    if (isinstance(value, (list, tuple)) and dtype is not None
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
         target = dt.dtype_of(dtype)
+        problem = shape_problem(value)
+        if problem is not None:  # before numpy allocates anything
+            hint = (" (a list of ints with a dtype is a shape; for a tensor of these values pass a numpy array)"
+                    if any(v < 0 for v in value) else "")
+            raise ShapeError(f"tf.tensor: {problem}{hint}")
         return backend.upload(np.zeros(value, dtype=target.numpy), target)
     array = as_array(value, dt.dtype_of(dtype) if dtype is not None else None, "tf.tensor")
     return backend.upload(array, dt.numpy_to_dtype(array.dtype))

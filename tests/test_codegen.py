@@ -102,13 +102,14 @@ def test_every_generated_glsl_kernel_compiles_on_the_driver():
         compile_program(source, f"codegen_kernel_{k}")
 
 
-_HARNESS = r"""
+# A TFRuntime on the CPU for codegen's C++: buffers from calloc, kernels called through
+# their entries (@KERNELS@: the table of entry names). Harnesses append their main().
+CPU_RUNTIME = r"""
 #include <cstdio>
 #include <cstdlib>
 typedef void (*tf_kernel)(void* const*, const uint32_t*);
 static const tf_kernel kernels[] = {@KERNELS@};
 
-// A TFRuntime on the CPU: buffers from calloc, kernels called through their entries.
 struct CpuRuntime : TFRuntime {
     void* allocate(size_t words, TFType, const char*) override { return std::calloc(words ? words : 1, 4); }
     void deallocate(void* buffer) override { std::free(buffer); }
@@ -120,7 +121,9 @@ struct CpuRuntime : TFRuntime {
         kernels[d.kernel](buffers.data(), d.uniforms.data());
     }
 };
+"""
 
+_HARNESS = CPU_RUNTIME + r"""
 int main() {
     CpuRuntime runtime;
     TFContext tf{&runtime};

@@ -199,9 +199,13 @@ def test_generated_control_flow_on_every_backend(backend, source, size, seed):
 @settings(max_examples=GENERATED or 40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(smooth=True), st.integers(1, 9), st.integers(0, 1000))
 def test_generated_gradients_match_central_differences(source, size, seed):
+    _check_gradients(source, size, seed, "interpreter")
+
+
+def _check_gradients(source, size, seed, backend):
     arrays = inputs(size, seed, smooth=True)
     want = central_gradients(source, arrays, 1e-3)
-    tf.initialize(tf.interpreter)
+    tf.initialize(getattr(tf, backend))
     try:
         grads = tf.kernel_program(load(source, function="with_grad"))(*arrays)
     finally:
@@ -212,3 +216,52 @@ def test_generated_gradients_match_central_differences(source, size, seed):
         # float32 chains of ~20 ops against float64 differences with h = 1e-3
         np.testing.assert_allclose(got[smooth], want[k][smooth], rtol=2e-3, atol=2e-3,
                                    err_msg=f"gradient w.r.t. input {k}; {describe(source)}")
+
+
+WITH_GRAD = """
+def with_grad(a: F.Arg([-1], F.float32), b: F.Arg([-1], F.float32), c: F.Arg([-1], F.int32)):
+    out = generated(a, b, c) + a * 0.0  # per element even where the result is not
+    return F.grad(F.sum(out), a), F.grad(F.sum(out), b), out
+"""
+
+# Programs the generator found, shrunk by hand: (source, size, seed).
+FOUND = {
+    # The count of elements still in a masked while (inside a per-element if) counted the
+    # elements outside the if too: the loop never ended.
+    "while_in_per_element_if": ("""
+def generated(a: F.Arg([-1], F.float32), b: F.Arg([-1], F.float32), c: F.Arg([-1], F.int32)):
+    f0 = -3.25
+    n1 = 0
+    if a < -1.0:
+        k1 = 0
+        while c != 2 and k1 < 4:
+            k1 += 1
+            if 2.75 > f0:
+                f0 = F.tanh(F.min(F.float(n1), b)) * 2.0
+                break
+                n1 = F.int(a)
+    return f0 * 0.75 + b - a * F.float(n1)
+""", 7, 397),
+    # Two reverse loops whose trip counts were read from two different buffers merged into
+    # one: equal-looking reads of memory compared as the same size.
+    "two_loops_with_counted_trips": ("""
+def generated(a: F.Arg([-1], F.float32), b: F.Arg([-1], F.float32), c: F.Arg([-1], F.int32)):
+    n1 = F.int(0.5) + 1
+    f1 = F.tanh(F.sin(-1.0 + a)) * 2.0
+    k0 = 0
+    while (n1 <= 1) and k0 < 4:
+        k0 += 1
+        for k2 in range(F.max(c, 0) + 1):
+            a = F.tanh(F.sin(1.0)) * 2.0
+        for k2 in range(2, c):
+            f1 = F.tanh(f1 + f1) * 2.0
+    return f1 - a
+""", 2, 420),
+}
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "cpu"])
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_gradients_of_programs_random_testing_found(name, backend):
+    source, size, seed = FOUND[name]
+    _check_gradients(source.lstrip() + WITH_GRAD, size, seed, backend)

@@ -8,11 +8,15 @@ too), dispatches kernels in host loops and ifs, and hands the outputs to the cal
 
 from __future__ import annotations
 
+import math
 import os
 
 from ..emit.clike import BodyEmitter, Lang, c_comment, c_string, identifier, index_arithmetic, shift_of
+from ..ir import dtypes as dt
 from ..ir.node import Node, Program, walk
+from ..ir.ops import LOOP
 from ..ir.shapes import dims_equal
+from ..runtime import MAX_ELEMENTS, allocation_labels
 from . import tiling
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
@@ -77,6 +81,7 @@ def _inner_offsets(kernel: Node) -> set[int]:
 
 class CppLang(Lang):
     name = "cpp"
+    interrupt_check = "if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C"
 
 
 def prelude() -> str:
@@ -140,7 +145,9 @@ class CppProgram:
             lambda: tiling.TiledEmitter(self.lang, kernel, tiles, self.names, self.mutable, _flat(dims),
                                         self.bounded),
             kernel, tiles, dims)
-        rows = [f"static __attribute__((noinline)) void {name}_rows({', '.join(row_params)}) {{", *body, "}"]
+        rows = [f"static __attribute__((noinline)) void {name}_rows({', '.join(row_params)}) {{",
+                "    if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C",
+                *body, "}"]
         has_loops = any(n.op.name == "loop" for n in walk(kernel.body))
         threshold = PARALLEL_THRESHOLD_LOOPS if has_loops else PARALLEL_THRESHOLD
         total = " * ".join(f"(long long)({d})" for d in dims)
@@ -230,10 +237,18 @@ class CppProgram:
         lines = ['extern "C" int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size, '
                  "const tf_allocator* allocator) {",
                  "    if (allocator) tf_allocator_in_use = *allocator;",
+                 "    if (tf_allocator_in_use.interrupted) *tf_allocator_in_use.interrupted = 0;  // an earlier Ctrl-C",
                  "    tf_error_out = error;",
                  "    tf_error_size = error_size;",
                  *emitter.lines, "    return 0;", "}"]
         return "\n".join(lines)
+
+
+def _static_size(size: Node, mutable: set) -> int | None:
+    """The value of a dim known when compiling, else None."""
+    if size.op.name == "const" and size not in mutable:
+        return int(size.attrs["value"])
+    return None
 
 
 class _HostEmitter(BodyEmitter):
@@ -262,6 +277,33 @@ class _HostEmitter(BodyEmitter):
         count = " * ".join(f"(long long)({self.value(d)})" for d in node.shape) or "1"
         name = self.name(node)
         ctype = self.lang.storage_types[node.dtype]
+        # Sizes computed at run time: a negative one, or too many elements for 32-bit indices,
+        # stops the program before it allocates (in the words of runtime.shape_problem).
+        if not hasattr(self, "alloc_labels"):
+            self.alloc_labels = allocation_labels(self.cpp.program)
+        label = self.alloc_labels[node]
+        dims = [f"(long long)({self.value(d)})" for d in node.shape]
+        static = [_static_size(size, self.mutable) for size in node.shape]
+        for axis, (dim, known) in enumerate(zip(dims, static)):
+            if known is None or known < 0:
+                self.emit(f"if ({dim} < 0) {{")
+                self.emit(f"    const long long tf_size = {dim};")
+                self.emit(f"    return tf_fail({c_string(f'{label}: shape[{axis}] is {{0}}, a negative size')}, "
+                          "&tf_size, 1);")
+                self.emit("}")
+        if None in static:  # (one int32 dim always fits)
+            check_count = node.rank > 1 or node.shape[0].dtype is not dt.int32
+        else:
+            check_count = math.prod(static) > MAX_ELEMENTS
+        if check_count:
+            # in doubles: no overflow, and rounding cannot move a product across 2^31 - 1
+            product = " * ".join(f"(double){dim}" for dim in dims)
+            listed = ", ".join(f"{{{k}}}" for k in range(node.rank))
+            too_many = f"{label}: shape [{listed}] has more elements than the {MAX_ELEMENTS} a tensor can hold"
+            self.emit(f"if ({product} > {MAX_ELEMENTS}.0) {{")
+            self.emit(f"    const long long tf_sizes[] = {{{', '.join(dims)}}};")
+            self.emit(f"    return tf_fail({c_string(too_many)}, tf_sizes, {node.rank});")
+            self.emit("}")
         self.emit(f"tf_buffer {name}_memory({count}, {c_string(node.name or name)});")
         self.emit(f"if (!{name}_memory.data) return 1;")
         self.emit(f"{ctype}* {name} = ({ctype}*){name}_memory.data;")
@@ -281,6 +323,14 @@ class _HostEmitter(BodyEmitter):
     def stmt_kernel(self, node: Node) -> None:
         args = [self.name(b) for b in node.attrs["buffers"]] + [self.value(u) for u in node.attrs["uniforms"]]
         self.emit(f"{node.attrs['name']}({', '.join(args)});")
+        self.emit("TF_STOP_IF_INTERRUPTED();")
+
+    def block(self, node: Node) -> None:
+        if node.op is LOOP:  # a host loop may run long without kernels
+            self.depth += 1
+            self.emit("TF_STOP_IF_INTERRUPTED();")
+            self.depth -= 1
+        super().block(node)
 
     def outputs(self) -> None:
         released = {}

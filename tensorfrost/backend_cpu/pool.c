@@ -7,7 +7,9 @@
  * that building it costs little on a first run. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #define HEADER 64            /* keeps the data 64-byte aligned */
@@ -82,4 +84,39 @@ long long tf_pool_cached_bytes(void) {
     long long bytes = cached_bytes;
     pthread_mutex_unlock(&pool_mutex);
     return bytes;
+}
+
+/* Ctrl-C during a native call: Python only runs its SIGINT handler between bytecodes, so a
+ * long program would ignore it until the end. This handler, installed in front of Python's
+ * own C handler (which it still calls, so Python raises KeyboardInterrupt afterwards), sets
+ * a flag that generated programs check between kernels and host loop iterations. If Python
+ * installs another handler later (signal.signal), that one simply replaces this. */
+static volatile sig_atomic_t interrupted = 0;
+static struct sigaction previous_action;
+
+static void on_interrupt(int sig, siginfo_t* info, void* context) {
+    interrupted = 1;
+    if (previous_action.sa_flags & SA_SIGINFO) {
+        if (previous_action.sa_sigaction) previous_action.sa_sigaction(sig, info, context);
+    } else if (previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN) {
+        previous_action.sa_handler(sig);
+    }
+}
+
+/* The flag; the handler is installed only over a handler function (not SIG_DFL / SIG_IGN). */
+volatile sig_atomic_t* tf_watch_interrupts(void) {
+    static int installed = 0;
+    if (!installed && sigaction(SIGINT, NULL, &previous_action) == 0) {
+        int catches = (previous_action.sa_flags & SA_SIGINFO) ? previous_action.sa_sigaction != NULL
+                      : previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN;
+        if (catches) {
+            struct sigaction action;
+            memset(&action, 0, sizeof action);
+            action.sa_sigaction = on_interrupt;
+            action.sa_flags = SA_SIGINFO | (previous_action.sa_flags & (SA_ONSTACK | SA_RESTART));
+            sigemptyset(&action.sa_mask);
+            installed = sigaction(SIGINT, &action, NULL) == 0;
+        }
+    }
+    return &interrupted;
 }

@@ -42,13 +42,19 @@ static int tf_fail(const char* format, const long long* values, int count) {
 
 // Where buffers come from: the caller passes its allocator (a pool that reuses freed
 // buffers); without one, plain aligned_alloc / free.
+// It also carries the flag a Ctrl-C sets (pool.c), checked between kernels.
 struct tf_allocator {
     void* (*alloc)(long long bytes);
     void (*release)(void* data);
+    volatile int* interrupted;
 };
 static void* tf_default_alloc(long long bytes) { return aligned_alloc(64, (size_t)bytes); }
 static void tf_default_release(void* data) { free(data); }
-static tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release};
+static tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release, nullptr};
+
+// Status 2: stopped by Ctrl-C (the caller raises KeyboardInterrupt).
+#define TF_STOP_IF_INTERRUPTED() \
+    if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return 2
 
 // Bytes of a buffer of `count` 32-bit words: at least one word, a multiple of 64 bytes.
 static inline long long tf_buffer_bytes(long long count) {

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 import os
 import re
+import signal
 import threading
+import weakref
 
 import numpy as np
 from cffi import FFI
@@ -14,7 +16,7 @@ from ..ir import dtypes as dt
 from ..ir.errors import CompileError, RuntimeCheckError, generated_code_rejected
 from ..ir.node import walk
 from ..runtime import TensorMemory
-from .compiler import build_library
+from .compiler import CompilerSetupError, build_library
 from .emit_cpp import CppProgram
 
 # OpenMP worker threads spin for a while before sleeping between kernels. GCC's default
@@ -25,16 +27,19 @@ os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 ffi = FFI()
 ffi.cdef("""
 typedef struct { void* data; int32_t shape[8]; int32_t rank; } tf_arg;
-typedef struct { void* (*alloc)(long long bytes); void (*release)(void* data); } tf_allocator;
+typedef struct { void* (*alloc)(long long bytes); void (*release)(void* data); int* interrupted; } tf_allocator;
 int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size, const tf_allocator* allocator);
 void* tf_pool_alloc(long long bytes);
 void tf_pool_release(void* data);
 void tf_pool_trim(void);
 long long tf_pool_cached_bytes(void);
+int* tf_watch_interrupts(void);
 void* memset(void* ptr, int value, size_t size);
+void* dlopen(const char* file, int mode);
 """)
 libc = ffi.dlopen(None)
 ERROR_SIZE = 2048
+STOPPED_BY_CTRL_C = 2  # tf_main's status when the Ctrl-C flag stopped it
 MAX_RANK = 8
 POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.c")
 
@@ -44,10 +49,17 @@ class _Pool:
 
     def __init__(self):
         with open(POOL_SOURCE) as f:
-            self.lib = ffi.dlopen(build_library(f.read(), "tf_pool", language="c"))
+            source = f.read()
+        self.lib = load_library(build_library(source, "tf_pool", language="c"),
+                                lambda: build_library(source, "tf_pool", language="c", rebuild=True))
         self.allocator = ffi.new("tf_allocator*")
         self.allocator.alloc = self.lib.tf_pool_alloc
         self.allocator.release = self.lib.tf_pool_release
+        # Ctrl-C stops a running program only while Python's own handler is the one installed
+        # (and from the main thread, where signal handlers are set); otherwise it waits.
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self.allocator.interrupted = self.lib.tf_watch_interrupts()
 
     def own(self, ptr, count: int):
         """Return ``ptr`` (a buffer of ``count`` words) to the pool when Python drops it."""
@@ -61,9 +73,54 @@ class _Pool:
         return self.own(ptr, count)
 
 
+def _interrupted() -> None:
+    """A program stopped by Ctrl-C: Python's own handler was called too, so running any
+    Python function raises KeyboardInterrupt; if a handler of the user's ran and did not
+    raise, or the program ran outside the main thread, raise it here."""
+    _run_pending_signal_handlers()
+    raise KeyboardInterrupt
+
+
+def _run_pending_signal_handlers() -> None:
+    pass  # entering a Python function is where the interpreter runs them
+
+
 def buffer_bytes(count: int) -> int:
     """Bytes of a buffer of ``count`` 32-bit words, as the C++ prelude computes them."""
     return (max(count, 1) * 4 + 63) // 64 * 64
+
+
+def load_library(path: str, rebuild):
+    """``ffi.dlopen(path)``; a library the loader refuses is rebuilt once (``rebuild()``
+    builds it again and returns its path), so a bad cache entry never fails for good."""
+    try:
+        return ffi.dlopen(path)
+    except OSError:
+        path = rebuild()
+    try:
+        return ffi.dlopen(path)
+    except OSError as error:
+        raise CompilerSetupError(f"the compiled library {path} cannot be loaded: {error}") from None
+
+
+# Libraries our programs link whose threads or process-wide state outlive a call: OpenMP
+# workers stay parked in their runtime's code between parallel regions, so closing the last
+# program that loaded it would unmap code those threads are running.
+_RESIDENT = (b"libgomp.so.1", b"libomp.so", b"libomp.so.5", b"libiomp5.so", b"libstdc++.so.6", b"libgcc_s.so.1")
+
+
+def _unload(lib) -> None:
+    """Close a dropped program's library, once the runtimes it loaded are made permanent."""
+    try:
+        dlopen = libc.dlopen
+    except AttributeError:  # no dlopen to pin them with: keep the library rather than risk it
+        return
+    for name in _RESIDENT:  # RTLD_NOLOAD: only those already loaded; RTLD_NODELETE: for good
+        dlopen(name, os.RTLD_LAZY | os.RTLD_NOLOAD | os.RTLD_NODELETE)
+    try:
+        ffi.dlclose(lib)
+    except ValueError:
+        pass  # already closed
 
 
 _pool: _Pool | None = None
@@ -77,9 +134,13 @@ def pool() -> _Pool:
 
 
 class CpuExecutable:
-    def __init__(self, backend, program, source: CppProgram, library_path: str):
+    def __init__(self, backend, program, source: CppProgram, library_path: str, lib=None):
         self.backend = backend
-        self.lib = ffi.dlopen(library_path)
+        self.lib = ffi.dlopen(library_path) if lib is None else lib
+        # Unmapped when the program is dropped: only this object calls into the library, and
+        # no call can be running once it is unreachable (buffers belong to the pool's library).
+        # Not at exit, when OpenMP threads may still be winding down.
+        weakref.finalize(self, _unload, self.lib).atexit = False
         self.library_path = library_path
         self.kernel_sources = source.kernel_sources
         self.main_source = source.main_source
@@ -110,7 +171,10 @@ class CpuExecutable:
                 slot.rank = len(shape)
                 slot.shape[0:len(shape)] = shape
             outs = self.outs
-            if self.lib.tf_main(ins, outs, self.error, ERROR_SIZE, self.pool.allocator) != 0:
+            status = self.lib.tf_main(ins, outs, self.error, ERROR_SIZE, self.pool.allocator)
+            if status == STOPPED_BY_CTRL_C:
+                _interrupted()
+            if status != 0:
                 raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
             results = []
             for k, (dtype, rank, alias) in enumerate(self.outputs):
@@ -149,12 +213,16 @@ class CpuBackend:
         source = CppProgram(program)
         try:
             path = build_library(source.full_source, program.name, settings.compiler_flags)
+        except CompilerSetupError:
+            raise  # $CXX, PATH or the timeout: not a problem of the generated code
         except CompileError as error:
             log = error.message
             if settings.compiler_flags:
                 log = f"(compiled with your flags {settings.compiler_flags!r}: check them first)\n{log}"
             raise _rejected(program, log) from None
-        return CpuExecutable(self, program, source, path)
+        lib = load_library(path, lambda: build_library(source.full_source, program.name, settings.compiler_flags,
+                                                       rebuild=True))
+        return CpuExecutable(self, program, source, path, lib)
 
 
 def _rejected(program, log: str) -> CompileError:

@@ -300,6 +300,8 @@ class TiledEmitter(BodyEmitter):
         if node not in self.tiling.masked_loops:
             return super().block(node)
         self.depth += 1
+        if self.lang.interrupt_check:
+            self.emit(self.lang.interrupt_check)
         self.scope(node.body.nodes)
         live = _live_name(self, node)
         self.emit("int32_t tf_any = 0;")

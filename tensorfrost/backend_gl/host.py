@@ -16,6 +16,7 @@ import numpy as np
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node, Program
+from ..runtime import allocation_labels
 from .shader import buffer_order, shader_identifier
 
 SCALAR_TYPES = {dt.float32: np.float32, dt.int32: np.int32, dt.uint32: np.uint32, dt.bool1: np.bool_}
@@ -107,8 +108,10 @@ class PythonHost:
 
     def stmt_alloc(self, node: Node) -> None:
         dims = "".join(f"{self.value(d)}, " for d in node.shape)
-        label = node.name or self.name(node)
-        self.emit(f"{self.name(node)} = rt.alloc(({dims}), _dtype_{node.dtype.name}, {label!r})")
+        if not hasattr(self, "alloc_labels"):
+            self.alloc_labels = allocation_labels(self.program)
+        label = self.global_value("label", self.alloc_labels[node])  # (user text stays out of the source)
+        self.emit(f"{self.name(node)} = rt.alloc(({dims}), _dtype_{node.dtype.name}, {label})")
 
     def stmt_free(self, node: Node) -> None:
         self.emit(f"rt.free({self.name(node.args[0])})")

@@ -2,7 +2,10 @@
 
 A shader the driver rejects raises ``CompileError`` with the driver's log, the offending
 source lines, and the path of a file holding the whole source; the GL objects of the
-failed attempt are deleted, so the process goes on working.
+failed attempt are deleted, so the process goes on working. That file is created anew
+(``mkstemp``) in a directory private to the process: a predictable name in the shared
+temporary directory would let another user plant a link there and have us overwrite
+whatever it points at.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class GlProgram:
 
 
 _cache: dict[str, GlProgram] = {}
+_source_dir: str | None = None  # this process's directory of failed shaders (0700)
 
 
 class CacheStats:
@@ -40,12 +44,18 @@ def _text(log) -> str:
 
 
 def _save_source(source: str, name: str) -> str:
-    directory = os.path.join(tempfile.gettempdir(), "tensorfrost-gl")
-    os.makedirs(directory, exist_ok=True)
+    """A new file holding ``source`` (its path), or why there is none."""
+    global _source_dir
     digest = hashlib.sha256(source.encode()).hexdigest()[:16]
-    path = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{digest}.comp")
-    with open(path, "w") as f:
-        f.write(source)
+    try:
+        if _source_dir is None or not os.path.isdir(_source_dir):
+            _source_dir = tempfile.mkdtemp(prefix="tensorfrost-gl-")
+        fd, path = tempfile.mkstemp(dir=_source_dir, prefix=f"{re.sub(r'[^A-Za-z0-9_]', '_', name)[:40]}-{digest}-",
+                                    suffix=".comp")
+        with os.fdopen(fd, "w") as f:
+            f.write(source)
+    except OSError as error:
+        return f"nowhere: it could not be saved ({error.strerror})"
     return path
 
 

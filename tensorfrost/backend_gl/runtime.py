@@ -10,14 +10,16 @@ so kernels and host reads see earlier writes.
 from __future__ import annotations
 
 import ctypes
+import math
 import os
+import threading
 
 import numpy as np
 
 from ..ir import dtypes as dt
-from ..ir.errors import CompileError, RuntimeCheckError, TensorFrostError, generated_code_rejected
+from ..ir.errors import CompileError, GlThreadError, RuntimeCheckError, TensorFrostError, generated_code_rejected
 from ..ir.node import walk
-from ..runtime import MAX_ELEMENTS, TensorMemory
+from ..runtime import MAX_ELEMENTS, TensorMemory, shape_problem
 from . import context
 from .glsl import NV_FLOAT_ATOMICS, emit_kernel
 from .host import build_host
@@ -29,6 +31,9 @@ MAX_RANK = 8
 MAX_THREADS = 2**32 - 1  # the flat thread index is a 32-bit uint
 _MIN_BYTES = 16  # GL wants non-empty buffers; empty tensors get a few bytes
 _deleted: list = []  # ids of collected buffers, deleted at the next GL call (not inside __del__)
+
+
+_EGL_BAD_ACCESS = 0x3002  # eglMakeCurrent: the context is current on another thread
 
 
 def _gl():
@@ -148,7 +153,7 @@ class GlExecutable:
         self.open_regions = 0
 
     def __call__(self, memories: list) -> list:
-        context.ensure_current()
+        self.backend.make_current()
         _flush_deleted()
         try:
             with np.errstate(all="ignore"):
@@ -160,12 +165,12 @@ class GlExecutable:
     # -- called by the host function ----------------------------------------------------------
 
     def alloc(self, dims, dtype: dt.DType, label: str) -> TensorMemory:
-        shape = tuple(max(int(d), 0) for d in dims)
-        count = int(np.prod(shape, dtype=np.int64))
-        if count > MAX_ELEMENTS:
-            raise RuntimeCheckError(f"buffer {label} has {count} elements, more than the {MAX_ELEMENTS} a tensor "
-                                    f"can hold")
-        return TensorMemory(shape, dtype, GlBuffer(count * 4), self.backend)
+        """A buffer of a shape computed by the host code: ``label`` names it in errors."""
+        shape = tuple(int(d) for d in dims)
+        problem = shape_problem(shape)
+        if problem is not None:  # a negative size is never clamped to an empty tensor
+            raise RuntimeCheckError(f"{label}: {problem}")
+        return TensorMemory(shape, dtype, GlBuffer(math.prod(shape) * 4), self.backend)
 
     def free(self, memory: TensorMemory) -> None:
         memory.storage.release()
@@ -253,7 +258,16 @@ class GlBackend:
     name = "opengl"
 
     def __init__(self):
-        self.limits = context.ensure_context()
+        try:
+            self.limits = context.ensure_context()
+        except Exception as exc:
+            if getattr(exc, "err", None) != _EGL_BAD_ACCESS:
+                raise
+            raise GlThreadError(f"tf.opengl: thread '{threading.current_thread().name}' cannot use tensorfrost's "
+                                "OpenGL context: another thread holds it (an OpenGL context is current on one "
+                                "thread only); use tf.opengl from the thread that first used it") from None
+        # GL contexts are bound to one thread: the one that created this backend holds it.
+        self.thread = threading.current_thread()
         mode = os.environ.get("TENSORFROST_GL_FLOAT_ATOMICS", "native")
         self.native_float_add = NV_FLOAT_ATOMICS in self.limits.extensions and mode != "cas"
         self.max_groups_x = self.limits.max_groups[0]
@@ -261,20 +275,32 @@ class GlBackend:
         alignment = max(self.limits.offset_alignment, 4)
         self.elements_per_part = self.limits.max_block_bytes // alignment * alignment // 4
 
+    def make_current(self) -> None:
+        """Make the compute context current; from another thread, a GlThreadError instead
+        of the raw EGL_BAD_ACCESS (or of GL calls with no context)."""
+        here = threading.current_thread()
+        if here is not self.thread:
+            ended = "" if self.thread.is_alive() else ", which has ended"
+            raise GlThreadError(f"tf.opengl: OpenGL work was asked of thread '{here.name}', but tensorfrost's "
+                                f"OpenGL context belongs to thread '{self.thread.name}'{ended} (an OpenGL context "
+                                "is current on one thread only): run OpenGL programs and read OpenGL tensors on "
+                                "that thread, or use tf.cpu tensors elsewhere")
+        context.ensure_current()
+
     def upload(self, array: np.ndarray, dtype: dt.DType) -> TensorMemory:
         if array.ndim > MAX_RANK:
             raise TensorFrostError(f"tensors have at most {MAX_RANK} axes, got {array.ndim}")
         if array.size > MAX_ELEMENTS:
             raise TensorFrostError(f"{array.size} elements is more than the {MAX_ELEMENTS} a tensor can hold")
-        context.ensure_current()
+        self.make_current()
         words = np.ascontiguousarray(array, dtype=dtype.storage)
         return TensorMemory(array.shape, dtype, GlBuffer(words.nbytes, words), self)
 
     def download(self, memory: TensorMemory) -> np.ndarray:
-        context.ensure_current()
+        self.make_current()
         words = memory.storage.read(np.empty(memory.size, dtype=memory.dtype.storage)).reshape(memory.shape)
         return words != 0 if memory.dtype is dt.bool1 else words
 
     def build(self, program) -> GlExecutable:
-        context.ensure_current()
+        self.make_current()
         return GlExecutable(self, program)

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..ir import dtypes as dt
 from ..ir.errors import InternalError
-from ..ir.node import Node
+from ..ir.node import Node, walk
+from ..ir.ops import BREAK, LOOP
 from ..ir.shapes import describe_shape, dims_equal, shapes_equal, static_value
 
 
@@ -24,6 +25,9 @@ class Lang:
     """Spelling of a C-family language. Subclasses override what differs."""
 
     name = "c"
+    # A statement at the top of each trip of a loop that ``break`` leaves (a ``while``, whose
+    # trips have no bound a user chose): how a target lets such a loop be interrupted.
+    interrupt_check = ""
     types = {dt.float32: "float", dt.int32: "int32_t", dt.uint32: "uint32_t", dt.bool1: "bool"}
     storage_types = {dt.float32: "float", dt.int32: "int32_t", dt.uint32: "uint32_t", dt.bool1: "uint32_t"}
 
@@ -277,6 +281,9 @@ class BodyEmitter:
 
     def block(self, node: Node) -> None:
         self.depth += 1
+        if self.lang.interrupt_check and node.op is LOOP and any(
+                n.op is BREAK and n.enclosing("loop") is node for n in walk(node.body)):
+            self.emit(self.lang.interrupt_check)
         self.scope(node.body.nodes)
         self.depth -= 1
         self.emit("}")

@@ -23,6 +23,7 @@ import re
 
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program
+from ..runtime import MAX_ELEMENTS
 from .clike import BodyEmitter, Lang, c_string, identifier
 
 _API_PATH = os.path.join(os.path.dirname(__file__), "tensorfrost_api.hpp")
@@ -93,6 +94,19 @@ class MainFunction(BodyEmitter):
         self.emit(f"tf.check({self.value(node.args[0])}, {c_string(node.attrs['message'])}, {{{values}}});")
 
     def stmt_alloc(self, node: Node) -> None:
+        if node.shape:
+            # A size computed at run time must not wrap to a huge uint, nor exceed 32-bit indexing:
+            # checked with the words of shape_problem (tf.check throws a tf_error).
+            what = f"tensor '{node.name or self.name(node)}'"  # (no user paths in code shipped elsewhere)
+            dims = [f"(long long)({self.value(d)})" for d in node.shape]
+            for axis, dim in enumerate(dims):
+                negative = c_string(f"{what}: shape[{axis}] is {{0}}, a negative size")
+                self.emit(f"tf.check({dim} >= 0, {negative}, {{{dim}}});")
+            listed = ", ".join(f"{{{k}}}" for k in range(node.rank))
+            too_many = c_string(f"{what}: shape [{listed}] has more elements than the {MAX_ELEMENTS} a tensor can hold")
+            # in doubles: no overflow, and rounding cannot move a product across 2^31 - 1
+            product = " * ".join(f"(double){dim}" for dim in dims)
+            self.emit(f"tf.check({product} <= {MAX_ELEMENTS}.0, {too_many}, {{{', '.join(dims)}}});")
         label = node.name or self.name(node)
         self.emit(f"TFTensor {self.name(node)} = tf.allocate({c_string(label)}, {self.shape_list(node.shape)}, "
                   f"TFType::{_TYPES[node.dtype]});")

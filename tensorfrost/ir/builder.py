@@ -16,7 +16,7 @@ import numpy as np
 from . import dtypes as dt
 from .errors import ShapeError, TraceError, user_location
 from .node import Node, Program, Scope
-from .ops import ELEMENTWISE, OPS, elementwise_types
+from .ops import ASSERT, CONST, ELEMENTWISE, INPUT, OPS, elementwise_types
 from .shapes import describe_dim, dims_equal, static_value
 from .widen import ShapePlan, Variables
 
@@ -79,7 +79,7 @@ class Builder:
                 raise ShapeError(f"shape entries must be scalar integers, got a {value.dtype!r} tensor "
                                  f"of rank {value.rank}")
             value = self.aliases.get(value, value)
-            if value.op.name == "input":  # a rank-0 argument: the host reads its value
+            if value.op is INPUT:  # a rank-0 argument: the host reads its value
                 value = self.make("load", [value], dtype=value.dtype, shape=())
             return value if value.dtype is dt.int32 else self.cast(value, dt.int32)
         if isinstance(value, bool) or not isinstance(value, int):
@@ -91,7 +91,7 @@ class Builder:
     def cast(self, node: Node, dtype: dt.DType) -> Node:
         if node.dtype is dtype:
             return node
-        if node.op.name == "const" and node.shape == ():
+        if node.op is CONST and node.shape == ():
             return self.const(_convert_scalar(node.attrs["value"], dtype), dtype)
         return self.make(cast_op(dtype), [node], dtype=dtype, shape=node.shape)
 
@@ -210,7 +210,7 @@ class Builder:
 def _substitute(program: Program, old: Node, new: Node, keep: set) -> None:
     """Read ``new`` wherever the program reads ``old``, except in the nodes of checks."""
     for node in program.walk():
-        if node in keep or node.op.name == "assert":
+        if node in keep or node.op is ASSERT:
             continue
         if any(a is old for a in node.args):
             node.args = [new if a is old else a for a in node.args]

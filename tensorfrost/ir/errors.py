@@ -128,3 +128,17 @@ def generated_code_rejected(tool: str, what: str, nodes, log: str) -> CompileErr
     error = CompileError(message)
     error.location = places[0] if places else None  # (the message already shows it, before the log)
     return error
+
+
+class CompilerSetupError(CompileError):
+    """The C++ compiler could not be run, hung, or wrote no library: a problem of the setup
+    (``$CXX``, ``PATH``, the timeout), not of the generated code, so it is reported as is."""
+
+
+class CheckpointError(TensorFrostError):
+    """A file ``Module.load`` cannot use: not an archive ``Module.save`` writes (cut short,
+    damaged, another format), or values that do not fit the module's parameters."""
+
+
+class GlThreadError(TensorFrostError):
+    """OpenGL work asked of a thread that does not hold tensorfrost's OpenGL context."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from .errors import InternalError, RuntimeCheckError
 from .node import Node, Program, Scope
-from .ops import ELEMENTWISE, MATMUL, REDUCTION, SCAN, VIEW
+from .ops import ELEMENTWISE, MATMUL, REDUCTION, SCAN, SET, STORE, VIEW
 
 _SCATTER_UFUNCS = {"add": np.add, "min": np.minimum, "max": np.maximum,
                    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
@@ -33,7 +33,7 @@ class Interpreter:
         self.env: dict[Node, object] = {}
         self.frames: list = []  # _LoopFrame objects and if-condition masks
         self.mutable = {n.args[0] for n in program.walk()
-                        if n.op.name in ("set", "store") or n.op.name.startswith("scatter_")}
+                        if n.op in (SET, STORE) or n.op.atomic}
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -79,7 +79,7 @@ class Interpreter:
             elif kind in (REDUCTION, SCAN, VIEW, MATMUL):
                 self.define(node, _ALGORITHMS[kind](self, node))
             else:
-                getattr(self, "op_" + node.op.name.split("_")[0] if node.op.name.startswith("scatter_")
+                getattr(self, "op_" + node.op.name.split("_")[0] if node.op.atomic
                         else "op_" + node.op.name)(node)
 
     # sources

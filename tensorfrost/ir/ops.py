@@ -33,10 +33,11 @@ class Op:
     """One entry of the op table."""
 
     __slots__ = ("name", "kind", "arity", "signature", "cost", "ref", "emit", "pure", "doc",
-                 "identity", "combine", "vjp")
+                 "identity", "combine", "vjp", "writes", "atomic", "reads_memory", "jump", "has_body", "host_only")
 
     def __init__(self, name, kind, arity=None, signature=None, cost=1.0, ref=None, emit=None,
-                 pure=True, doc="", identity=None, combine=None, vjp=None):
+                 pure=True, doc="", identity=None, combine=None, vjp=None, writes=False, atomic=False,
+                 reads_memory=False, jump=False, has_body=False):
         self.name = name
         self.kind = kind
         self.arity = arity
@@ -49,6 +50,13 @@ class Op:
         self.identity = identity  # reductions and scatters: the neutral element, per dtype kind
         self.combine = combine  # reductions and scatters: the elementwise op that accumulates
         self.vjp = vjp  # vector-Jacobian product (autodiff)
+        # What passes ask instead of comparing names:
+        self.writes = writes  # changes its first arg (a variable or memory): set, store, scatters
+        self.atomic = atomic  # a write that combines atomically with what is there (scatters)
+        self.reads_memory = reads_memory  # its value depends on when it runs: load, readback
+        self.jump = jump  # leaves the flow of its loop: break, continue
+        self.has_body = has_body  # owns a scope: loop, if, kernel
+        self.host_only = kind == HOST  # bookkeeping of the host program: asserts, buffers, readbacks
 
     def spelling(self, lang: str):
         """The emitter template of this op in ``lang`` ('cpp', 'glsl', 'hlsl')."""
@@ -169,8 +177,8 @@ def elementwise_types(o: Op, arg_dtypes: list):
 
 
 # ---------------------------------------------------------------------------------------
-# Structural ops. Their shapes and dtypes are computed by the functions that build them
-# (ir/functions.py); the emitters handle their structure and read their names from here.
+# Structural ops. Their shapes and dtypes are computed by the tracing functions that build
+# them (ir/tracing.py, ir/algorithms.py, ir/indexing.py); emitters handle their structure.
 
 _FLOAT_MAX = float(np.finfo(np.float32).max)
 
@@ -184,9 +192,9 @@ register(Op("dim_id", SOURCE, 0, cost=0.0, doc="the index along attrs['axis'] of
 register(Op("input", SOURCE, 0, cost=0.0, doc="a tensor argument of the program; attrs: index"))
 register(Op("input_dim", SOURCE, 1, cost=0.0, doc="the runtime size of axis attrs['axis'] of an input"))
 
-register(Op("load", MEMORY, None, cost=128.0, doc="args: memory, *indices; indices are clamped"))
-register(Op("store", MEMORY, None, cost=128.0, pure=False, doc="args: memory, value, *indices"))
-register(Op("set", MEMORY, 2, cost=1.0, pure=False, doc="args: variable, value; replaces the whole value"))
+register(Op("load", MEMORY, None, cost=128.0, reads_memory=True, doc="args: memory, *indices; indices are clamped"))
+register(Op("store", MEMORY, None, cost=128.0, pure=False, writes=True, doc="args: memory, value, *indices"))
+register(Op("set", MEMORY, 2, cost=1.0, pure=False, writes=True, doc="args: variable, value; replaces the whole value"))
 register(Op("copy", ELEMENTWISE, 1, signature="identity", cost=1.0, ref=lambda a: np.array(a, copy=True),
             emit={"c": "{0}"}, doc="a fresh copy of a value (so that it can be mutated)"))
 
@@ -199,8 +207,8 @@ _SCATTERS = {
     "scatter_xor": ("xor", _identity(None, 0, 0, False)),
 }
 for _name, (_combine, _ident) in _SCATTERS.items():
-    register(Op(_name, MEMORY, None, cost=256.0, pure=False, combine=_combine, identity=_ident,
-                emit={"c": "tf_atomic_" + _combine},
+    register(Op(_name, MEMORY, None, cost=256.0, pure=False, combine=_combine, identity=_ident, writes=True,
+                atomic=True, emit={"c": "tf_atomic_" + _combine},
                 doc=f"args: memory, value, *indices; atomically combines with {_combine}"))
 
 _REDUCTIONS = {
@@ -229,12 +237,12 @@ register(Op("repeat", VIEW, 1, doc="repeat every element attrs['repeats'] times 
 register(Op("reverse", VIEW, 1, doc="reverse the order along attrs['axis']"))
 register(Op("matmul", MATMUL, 2, cost=4.0, ref=np.matmul, doc="matrix product over the last two axes"))
 
-register(Op("loop", CONTROL, 3, pure=False,
+register(Op("loop", CONTROL, 3, pure=False, has_body=True,
             doc="args: begin, end, step; the body runs once per counter value, which is the loop node's value"))
-register(Op("if", CONTROL, 1, pure=False, doc="args: condition; body runs where it holds"))
-register(Op("break", CONTROL, 0, pure=False, doc="leave the innermost loop"))
-register(Op("continue", CONTROL, 0, pure=False, doc="go to the next iteration of the innermost loop"))
-register(Op("kernel", CONTROL, 0, pure=False, doc="body runs once per element of the kernel's shape"))
+register(Op("if", CONTROL, 1, pure=False, has_body=True, doc="args: condition; body runs where it holds"))
+register(Op("break", CONTROL, 0, pure=False, jump=True, doc="leave the innermost loop"))
+register(Op("continue", CONTROL, 0, pure=False, jump=True, doc="go to the next iteration of the innermost loop"))
+register(Op("kernel", CONTROL, 0, pure=False, has_body=True, doc="body runs once per element of the kernel's shape"))
 
 register(Op("grad", AUTODIFF, 2, doc="args: loss, wrt; the gradient of sum(loss) with respect to wrt"))
 register(Op("detach", AUTODIFF, 1, doc="the value of its arg; gradients stop here"))
@@ -244,9 +252,15 @@ register(Op("pass_grad", AUTODIFF, 1,
 register(Op("assert", HOST, None, pure=False, doc="args: condition, *values; fails with attrs['message']"))
 register(Op("alloc", HOST, 0, pure=False, doc="a new buffer of the node's shape and dtype"))
 register(Op("free", HOST, 1, pure=False, doc="release a buffer after its last use"))
-register(Op("readback", HOST, None, cost=1000.0,
+register(Op("readback", HOST, None, cost=1000.0, reads_memory=True,
             doc="args: buffer, *indices (clamped; none: element 0); the element, read by the host"))
 register(Op("region", HOST, 0, pure=False, doc="debug region marker; attrs: name, begin (bool)"))
 
 # The elementwise entries complete the table.
 from . import ops_math  # noqa: E402,F401
+
+# The structural ops by name, for identity tests (``node.op is LOOP``): a typo fails at import.
+(CONST, DIM_ID, INPUT, INPUT_DIM, LOAD, STORE, SET, COPY, LOOP, IF, BREAK, CONTINUE, KERNEL, GRAD, DETACH,
+ PASS_GRAD, ASSERT, ALLOC, FREE, READBACK, REGION) = (OPS[n] for n in (
+    "const", "dim_id", "input", "input_dim", "load", "store", "set", "copy", "loop", "if", "break", "continue",
+    "kernel", "grad", "detach", "pass_grad", "assert", "alloc", "free", "readback", "region"))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from .node import Node, Program, Scope
+from .ops import CONST
 
 
 def _inline(node: Node) -> bool:
     """Scalar constants are printed where they are used; named ones are variables."""
-    return node.op.name == "const" and node.shape == () and node.name is None
+    return node.op is CONST and node.shape == () and node.name is None
 
 
 def _value(node: Node) -> str:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from .errors import ShapeError
 from .node import Node
+from .ops import CONST, INPUT, INPUT_DIM
 
 
 def static_value(dim: Node):
     """The Python int of a constant dim, else None."""
-    if dim.op.name == "const":
+    if dim.op is CONST:
         return int(dim.attrs["value"])
     return None
 
@@ -25,7 +26,9 @@ def dims_equal(a: Node, b: Node, _depth: int = 0) -> bool:
         return va == vb
     if a.op is not b.op or len(a.args) != len(b.args) or a.attrs != b.attrs or _depth > 16:
         return False
-    if a.op.name in ("input_dim",) or a.op.pure:
+    if a.op.reads_memory and a.args[0].op is not INPUT:
+        return False  # two reads of a buffer the program writes may see different values
+    if a.op is INPUT_DIM or a.op.pure:
         return all(dims_equal(x, y, _depth + 1) for x, y in zip(a.args, b.args))
     return False
 
@@ -48,7 +51,7 @@ def describe_dim(dim: Node) -> str:
     value = static_value(dim)
     if value is not None:
         return str(value)
-    if dim.op.name == "input_dim":
+    if dim.op is INPUT_DIM:
         src = dim.args[0]
         return f"{src.name or 'input' + str(src.attrs['index'])}.shape[{dim.attrs['axis']}]"
     if dim.name:

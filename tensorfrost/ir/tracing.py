@@ -11,6 +11,7 @@ from . import dtypes as dt
 from .builder import current
 from .errors import DTypeError, ShapeError, TraceError, user_location
 from .node import Node, Scope
+from .ops import DIM_ID, INPUT, INPUT_DIM, LOAD
 from .shapes import describe_dim, describe_shape, dims_equal, static_value
 from .tensor import Tensor, check_index_dtype, check_shape_list, node_of
 from .widen import sets_in, widen_for_conditions
@@ -162,7 +163,7 @@ def assign(target: Tensor, value) -> None:
     """
     builder = current()
     node = target.node
-    if node.op.name in ("input_dim", "dim_id"):
+    if node.op in (INPUT_DIM, DIM_ID):
         raise TraceError(f"cannot assign to {node.op.name} (a shape or index value)", user_location())
     value_node = builder.cast(node_of(value, node.dtype), node.dtype)
     shape = builder.broadcast([node.shape, value_node.shape], "assignment (.val / .set)")
@@ -289,7 +290,7 @@ def continue_loop() -> None:
 
 def _scatter(op_name: str, target, value) -> None:
     builder = current()
-    if not isinstance(target, Tensor) or target.node.op.name != "load":
+    if not isinstance(target, Tensor) or target.node.op is not LOAD:
         raise TraceError(f"{op_name}: the first argument must be an indexed tensor such as "
                          "C[i, j]", user_location())
     load = target.node
@@ -355,7 +356,7 @@ def assert_tensor(tensor: Tensor, shape, dtype=None) -> Tensor:
         label = node.name or node.label
         message = f"'{label}': shape[{axis}] must be {{0}} ({describe_dim(want)}), got {{1}}"
         builder.require_equal(want, have, message)
-        if node.op.name == "input" and have.op.name == "input_dim" and have.args[0] is node:
+        if node.op is INPUT and have.op is INPUT_DIM and have.args[0] is node:
             new_shape[axis] = want
     node.shape = tuple(new_shape)
     return tensor

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .errors import TraceError
 from .node import Node, Program, Scope
+from .ops import LOOP
 
 
 def _visible_from(definition: Node, use: Node) -> bool:
@@ -22,7 +23,7 @@ def check_scoping(program: Program) -> None:
     seen: set[Node] = set()
     for node in program.walk():
         for arg in node.args:
-            if arg.op.name == "loop" and node.scope is not None and _inside(node, arg):
+            if arg.op is LOOP and node.scope is not None and _inside(node, arg):
                 continue  # the loop counter, used in its own body
             if arg not in seen or not _visible_from(arg, node):
                 where = "inside a tf.loop / tf.if_cond block" if arg.scope is not program.root else "later"

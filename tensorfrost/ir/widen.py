@@ -23,6 +23,7 @@ from collections import Counter
 from . import dtypes as dt
 from .errors import ShapeError, TraceError
 from .node import Node, Program
+from .ops import CONST, COPY, IF, INPUT, LOOP, SET
 from .shapes import describe_shape, shapes_equal
 
 MAX_TRACES = 16
@@ -77,7 +78,7 @@ class Variables:
     def widen(self, node: Node, shape: tuple, location=None) -> None:
         """Give the variable ``node`` the broadcast ``shape``: in place if nothing read it
         yet, else by tracing again with it created at that shape."""
-        if node.op.name not in ("const", "copy"):
+        if node.op not in (CONST, COPY):
             raise ShapeError(f"cannot assign a value of shape {describe_shape(shape)} to a tensor of shape "
                              f"{describe_shape(node.shape)}; only variables made with tf.const, tf.zeros or "
                              "tf.copy widen", location)
@@ -85,7 +86,7 @@ class Variables:
         if reader is None:
             node.shape = shape
             for other in self.program.walk():
-                if other.op.name == "set" and other.args[0] is node:
+                if other.op is SET and other.args[0] is node:
                     other.shape = shape
             return
         key = self.keys.get(node)
@@ -107,9 +108,9 @@ class Variables:
         if node in self._recipes:
             return self._recipes[node]
         result = None
-        if node.op.name == "const":
+        if node.op is CONST:
             result = ("const", node.dtype.name, node.attrs["value"])
-        elif node.op.name == "input":
+        elif node.op is INPUT:
             result = ("input", node.attrs["index"])
         elif depth < _RECIPE_DEPTH and node.op.pure and node.scope is self.program.root:
             attrs = tuple(sorted((k, v) for k, v in node.attrs.items() if isinstance(v, (int, float, str, bool))))
@@ -142,7 +143,7 @@ class Variables:
 def _first_reader(program: Program, node: Node) -> Node | None:
     """The first node that reads ``node`` (as an operand or a dim), ignoring writes to it."""
     for other in program.walk():
-        if other.op.name == "set" and other.args[0] is node and other.args[1] is not node:
+        if other.op is SET and other.args[0] is node and other.args[1] is not node:
             continue
         if any(a is node for a in other.args) or any(d is node for d in other.shape):
             return other
@@ -159,9 +160,9 @@ def _divergence(loop: Node) -> list:
     stack = list(loop.body.nodes)
     while stack:
         node = stack.pop()
-        if node.op.name in ("break", "continue") and node.enclosing("loop") is loop:
-            shapes += [o.args[0].shape for o in node.owner_chain() if o.op.name == "if" and o.args[0].rank]
-        if node.body is not None and node.op.name != "loop":
+        if node.op.jump and node.enclosing("loop") is loop:
+            shapes += [o.args[0].shape for o in node.owner_chain() if o.op is IF and o.args[0].rank]
+        if node.body is not None and node.op is not LOOP:
             stack.extend(node.body.nodes)
     return shapes
 
@@ -176,9 +177,9 @@ def widen_for_conditions(builder, sets) -> None:
         for owner in node.owner_chain():
             if var.scope is not None and owner.scope is not None and not var.scope.contains(owner):
                 break
-            if owner.op.name == "if":
+            if owner.op is IF:
                 shapes.append(owner.args[0].shape)
-            elif owner.op.name == "loop":
+            elif owner.op is LOOP:
                 if owner not in divergence:
                     divergence[owner] = _divergence(owner)
                 shapes += divergence[owner]
@@ -191,7 +192,7 @@ def sets_in(scope_owner: Node | None, program: Program) -> list:
     """The ``set`` nodes inside ``scope_owner``'s body (the whole program for None)."""
     from .node import walk
     nodes = walk(scope_owner.body) if scope_owner is not None else program.walk()
-    return [n for n in nodes if n.op.name == "set"]
+    return [n for n in nodes if n.op is SET]
 
 
 def retrace_limit_error(name: str) -> TraceError:

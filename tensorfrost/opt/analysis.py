@@ -4,14 +4,17 @@ they are written, and whether a value read at one point is still the same at ano
 from __future__ import annotations
 
 from ..ir.node import Node, Program, positions, scope_end
-from ..ir.ops import ELEMENTWISE, SOURCE
-
-WRITES = ("set", "store", "scatter_add", "scatter_min", "scatter_max", "scatter_and", "scatter_or",
-          "scatter_xor")
+from ..ir.ops import ALLOC, CONST, DIM_ID, ELEMENTWISE, INPUT, INPUT_DIM, LOAD, LOOP, SET, SOURCE
 
 
 def is_write(node: Node) -> bool:
-    return node.op.name in WRITES
+    """Sets of variables, stores and scatters into memory: they change their first arg."""
+    return node.op.writes
+
+
+def indexed_access(node: Node) -> bool:
+    """Loads, stores and scatters: accesses of memory at an index (args: memory, ...)."""
+    return node.op is LOAD or (node.op.writes and node.op is not SET)
 
 
 def mutable_nodes(program: Program) -> set[Node]:
@@ -34,7 +37,7 @@ class MutationInfo:
         for node in program.walk():
             if is_write(node):
                 self.writes.setdefault(node.args[0], []).append(self.pos[node])
-            if node.op.name == "loop":
+            if node.op is LOOP:
                 self.loops.append((self.pos[node], scope_end(node, self.pos)))
 
     @property
@@ -63,13 +66,13 @@ class MutationInfo:
 
 def is_memory(node: Node, mutable) -> bool:
     """Nodes that live in memory and are read with loads: inputs, buffers, mutable nodes."""
-    return node.op.name in ("input", "alloc") or node in mutable
+    return node.op in (INPUT, ALLOC) or node in mutable
 
 
 def is_cheap_source(node: Node) -> bool:
-    return node.op.kind == SOURCE and node.op.name in ("const", "dim_id")
+    return node.op.kind == SOURCE and node.op in (CONST, DIM_ID)
 
 
 def reads_only_values(node: Node) -> bool:
     """True for pure elementwise nodes and sources (what can be recomputed anywhere)."""
-    return node.op.kind == ELEMENTWISE or is_cheap_source(node) or node.op.name == "input_dim"
+    return node.op.kind == ELEMENTWISE or is_cheap_source(node) or node.op is INPUT_DIM

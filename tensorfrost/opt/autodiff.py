@@ -22,7 +22,7 @@ from ..ir import vjp as _structural_vjps  # noqa: F401 (attaches the structural 
 from ..ir.builder import Builder, using
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope, walk
-from ..ir.ops import AUTODIFF
+from ..ir.ops import AUTODIFF, DETACH, GRAD, IF, INPUT, LOAD, LOOP, PASS_GRAD
 from ..ir.shapes import dims_equal, static_value
 from ..ir.tensor import Tensor
 from ..ir.tracing import scatterAdd
@@ -116,9 +116,9 @@ class Sweep:
     def make_buffers(self, nodes: list[Node], scope: Scope) -> None:
         """Adjoint buffers for the variables and loaded memory defined in ``scope`` among
         ``nodes`` (and read anywhere in them)."""
-        loaded = {n.args[0] for n in walk_region(nodes) if n.op.name == "load"}
+        loaded = {n.args[0] for n in walk_region(nodes) if n.op is LOAD}
         for node in walk_region(nodes):
-            if (node.scope is scope or node.op.name == "input") and node in self.depends \
+            if (node.scope is scope or node.op is INPUT) and node in self.depends \
                     and node.dtype is not None and node.dtype.is_float and (node in self.mutable or node in loaded):
                 self.make_buffer(node)
 
@@ -127,7 +127,7 @@ class Sweep:
         elements there would mix the elements the condition separates."""
         scope = self.builder.scope
         while scope is not None and scope.owner is not None:
-            if scope.owner.op.name == "if" and scope.owner.args[0].rank:
+            if scope.owner.op is IF and scope.owner.args[0].rank:
                 return True
             scope = scope.owner.scope
         return False
@@ -141,7 +141,7 @@ class Sweep:
             if target in self.buffers:
                 control.scatter_broadcast(grad, node.shape, into=self.buffers[target])
                 return
-            if node.op.name != "load" and node.op.kind != "elementwise":
+            if node.op is not LOAD and node.op.kind != "elementwise":
                 raise TraceError(f"the gradient of {node.op.name}, computed from a value shared by all elements, "
                                  "flows back from inside a per-element condition; compute that value before the "
                                  "loop or if", node.location)
@@ -190,9 +190,9 @@ class Sweep:
 
     def reverse(self, nodes: list[Node]) -> None:
         for node in reversed(nodes):
-            if node.op.name == "loop" and control.touches(node, self.depends):
+            if node.op is LOOP and control.touches(node, self.depends):
                 control.reverse_loop(self, node)
-            elif node.op.name == "if" and control.touches(node, self.depends):
+            elif node.op is IF and control.touches(node, self.depends):
                 control.reverse_if(self, node)
             elif node.op.kind == AUTODIFF:
                 self._reverse_marker(node)
@@ -216,7 +216,7 @@ class Sweep:
 
     def _reverse_marker(self, node: Node) -> None:
         grad = self.take(node)
-        if grad is None or node.op.name == "detach" or node.op.name == "grad":
+        if grad is None or node.op is DETACH or node.op is GRAD:
             return
         source = node.args[0]  # pass_grad: to the operands of the op that made the value
         for arg in source.args:
@@ -227,7 +227,7 @@ class Sweep:
 def _expand_one(program: Program, placeholder: Node) -> None:
     scope = placeholder.scope
     loss = placeholder.args[0]
-    group = [n for n in scope.nodes if n.op.name == "grad" and n.args[0] is loss]
+    group = [n for n in scope.nodes if n.op is GRAD and n.args[0] is loss]
     position = scope.nodes.index(placeholder)
     region = scope.nodes[:position]
     control.prepare(program, region, [n.args[1] for n in group], loss)
@@ -267,7 +267,7 @@ def walk_region(nodes: list[Node]):
 
 
 def _remove_markers(program: Program) -> None:
-    mapping = {n: n.args[0] for n in program.walk() if n.op.name in ("detach", "pass_grad")}
+    mapping = {n: n.args[0] for n in program.walk() if n.op in (DETACH, PASS_GRAD)}
     for node in mapping:
         node.scope.nodes.remove(node)
     replace_uses(program, mapping)
@@ -275,7 +275,7 @@ def _remove_markers(program: Program) -> None:
 
 def run(program: Program) -> Program:
     while True:
-        placeholder = next((n for n in program.walk() if n.op.name == "grad"), None)
+        placeholder = next((n for n in program.walk() if n.op is GRAD), None)
         if placeholder is None:
             break
         _expand_one(program, placeholder)

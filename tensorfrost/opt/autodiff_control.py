@@ -20,7 +20,7 @@ from ..ir.errors import TraceError
 from ..ir.mathfn import clamp, copy
 from ..ir.mathfn import max as maximum
 from ..ir.node import Node, Program, Scope, positions, scope_end, walk
-from ..ir.ops import OPS
+from ..ir.ops import BREAK, DETACH, IF, LOAD, LOOP, OPS, SET
 from ..ir.tensor import Tensor
 from ..ir.tracing import indices, scatterAdd, uniform
 from .analysis import is_write, mutable_nodes
@@ -33,14 +33,14 @@ def depends_on(program: Program, wrts: list[Node]) -> set[Node]:
     while changed:
         changed = False
         for node in program.walk():
-            if node in deps or node.op.name == "detach":
+            if node in deps or node.op is DETACH:
                 continue
             if is_write(node):
                 hit = node.args[1] in deps
                 if hit and node.args[0] not in deps:
                     deps.add(node.args[0])
                     changed = True
-            elif node.op.name == "load":
+            elif node.op is LOAD:
                 hit = node.args[0] in deps
             else:
                 hit = node.dtype is not None and node.dtype.is_float and any(a in deps for a in node.args)
@@ -78,7 +78,7 @@ def prepare(program: Program, region: list[Node], wrts: list[Node], loss: Node) 
     that are updated afterwards."""
     deps = depends_on(program, wrts) & influences(program, loss)
     for node in [n for top in region for n in _subtree(top)]:
-        if node.op.name == "loop" and touches(node, deps):
+        if node.op is LOOP and touches(node, deps):
             _uniform_bounds(program, node)
             _bound_by_trips(program, node)
             _linearize(program, node)
@@ -145,11 +145,11 @@ def _bound_by_trips(program: Program, loop: Node) -> None:
     a first run without the tape counts them (per element, then the most), and the taped
     run makes that many. (A ``while`` is bounded only by 2**31 - 1, far more rows than a
     tape can hold.) The counting run writes no memory and updates copies of the variables."""
-    jumps = [n for n in walk(loop.body) if n.op.name in ("break", "continue") and n.enclosing("loop") is loop]
-    if not any(j.op.name == "break" for j in jumps):
+    jumps = [n for n in walk(loop.body) if n.op.jump and n.enclosing("loop") is loop]
+    if not any(j.op is BREAK for j in jumps):
         return
     # Every per-element jump makes elements take their own paths to a break.
-    conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op.name == "if" and _inside(o, loop)]
+    conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op is IF and _inside(o, loop)]
     shape = max((c.shape for c in conditions), key=len, default=())
     variables, _, _ = _outer_writes(loop)
     builder = Builder(program, loop.scope)
@@ -163,7 +163,7 @@ def _bound_by_trips(program: Program, loop: Node) -> None:
         with builder.inside(counting.body):
             builder.make("set", [trips, (Tensor(trips) + 1).node], shape=shape)
             _clone([n for n in loop.body.nodes], mapping, builder)
-        _drop(counting.body, {n for n in walk(counting.body) if is_write(n) and n.op.name != "set"})
+        _drop(counting.body, {n for n in walk(counting.body) if is_write(n) and n.op is not SET})
         most = Tensor(trips) * 1
         while most.node.rank > 1:
             most = alg.reduce_max(most, axis=0)
@@ -176,10 +176,10 @@ def _bound_by_trips(program: Program, loop: Node) -> None:
 
 
 def _linearize(program: Program, loop: Node) -> None:
-    jumps = [n for n in walk(loop.body) if n.op.name in ("break", "continue") and n.enclosing("loop") is loop]
+    jumps = [n for n in walk(loop.body) if n.op.jump and n.enclosing("loop") is loop]
     if not jumps:
         return
-    conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op.name == "if" and _inside(o, loop)]
+    conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op is IF and _inside(o, loop)]
     shape = max((c.shape for c in conditions), key=len, default=())
     active = _make("const", [], dt.bool1, shape, {"value": True})
     going = _make("const", [], dt.bool1, shape, {"value": True})
@@ -189,12 +189,12 @@ def _linearize(program: Program, loop: Node) -> None:
     def transform(nodes: list[Node], scope: Scope) -> list[Node]:
         out = []
         for k, node in enumerate(nodes):
-            if node.op.name in ("break", "continue") and node.enclosing("loop") is loop:
+            if node.op.jump and node.enclosing("loop") is loop:
                 false = _const(False)
-                out += [false, _make("set", [active if node.op.name == "break" else going, false], shape=shape)]
+                out += [false, _make("set", [active if node.op is BREAK else going, false], shape=shape)]
             else:
                 jumps_out = _has_jump(node, loop)  # (before its jumps become flag updates)
-                if node.op.name == "if":
+                if node.op is IF:
                     node.body.set_nodes(transform(node.body.nodes, node.body))
                 out.append(node)
                 if not jumps_out:
@@ -224,7 +224,7 @@ def _guard(nodes: list[Node], flags, shape) -> list[Node]:
 
 
 def _has_jump(node: Node, loop: Node) -> bool:
-    return any(n.op.name in ("break", "continue") and n.enclosing("loop") is loop for n in _subtree(node))
+    return any(n.op.jump and n.enclosing("loop") is loop for n in _subtree(node))
 
 
 def _inside(node: Node, loop: Node) -> bool:
@@ -238,11 +238,11 @@ def _snapshot_reads(program: Program, region: list[Node], deps: set[Node]) -> No
     for node in program.walk():
         if is_write(node):
             writes.setdefault(node.args[0], []).append(pos[node])
-    loops = [(pos[n], scope_end(n, pos)) for top in region for n in _subtree(top) if n.op.name == "loop"]
+    loops = [(pos[n], scope_end(n, pos)) for top in region for n in _subtree(top) if n.op is LOOP]
     plan = []
     for top in region:
         for node in _subtree(top):
-            if node not in deps or is_write(node) or node.op.name in ("load", "loop", "if"):
+            if node not in deps or is_write(node) or node.op in (LOAD, LOOP, IF):
                 continue
             for k, arg in enumerate(node.args):
                 if arg in mutable and _written_after(writes.get(arg, []), pos[node], loops):
@@ -270,11 +270,11 @@ def _outer_writes(block: Node):
         target = node.args[0] if node.args else None
         if target is None or target in inside:
             continue
-        if node.op.name == "set" and target not in variables:
+        if node.op is SET and target not in variables:
             variables.append(target)
         elif is_write(node) and target not in written:
             written.append(target)
-        elif node.op.name == "load" and target not in loaded:
+        elif node.op is LOAD and target not in loaded:
             loaded.append(target)
     return variables, written, loaded
 
@@ -294,7 +294,7 @@ def _free_values(sweep, block: Node) -> list[Node]:
     for node in walk(block.body):
         for arg in node.args:
             if arg not in inside and arg not in free and arg in sweep.depends and arg.dtype is not None \
-                    and arg.dtype.is_float and arg.op.name != "loop":
+                    and arg.dtype.is_float and arg.op is not LOOP:
                 free.append(arg)
     return free
 
@@ -331,7 +331,7 @@ def _reverse_body(sweep, block: Node, mapping: dict, local_of: dict) -> None:
     # The recomputation must not write memory again (taken before reversing it adds its
     # own writes: the tapes of loops inside).
     ghosts = {n for top in clones for n in _subtree(top)
-              if is_write(n) and n.op.name != "set" and n.args[0] not in set(mapping.values())}
+              if is_write(n) and n.op is not SET and n.args[0] not in set(mapping.values())}
     sweep.make_buffers(clones, builder.scope)
     sweep.reverse(clones)
     _drop(builder.scope, ghosts)
@@ -422,7 +422,7 @@ def _read_variables(sweep, block: Node, variables: list) -> list[Node]:
     for node in [block, *walk(block.body)]:
         reads = node.args[1:] if is_write(node) else node.args  # (a load reads its memory too)
         for arg in reads:
-            if arg not in inside and arg not in variables and arg not in found and arg.op.name != "loop" \
+            if arg not in inside and arg not in variables and arg not in found and arg.op is not LOOP \
                     and sweep.resolve(arg) in sweep.mutable:
                 found.append(arg)
     return found

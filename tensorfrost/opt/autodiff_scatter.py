@@ -15,6 +15,7 @@ from ..ir import algorithms as alg
 from ..ir import dtypes as dt
 from ..ir.builder import current
 from ..ir.node import Node
+from ..ir.ops import CONST, DIM_ID
 from ..ir.shapes import dims_equal, shapes_equal
 from ..ir.tensor import Tensor
 from ..ir.tracing import scatterAdd
@@ -24,14 +25,14 @@ _REINDEXABLE = ("elementwise",)
 
 def _grid_axes(node: Node, grid, found: set) -> bool:
     """Collect the grid axes ``node`` depends on; False if it reads memory (not re-indexable)."""
-    if node.op.name == "dim_id":
+    if node.op is DIM_ID:
         if shapes_equal(node.shape, grid):
             found.add(node.attrs["axis"])
             return True
         return False
     if node.rank == 0:
         return True
-    if node.op.name == "const":
+    if node.op is CONST:
         return True
     if node.op.kind not in _REINDEXABLE:
         return False
@@ -42,11 +43,11 @@ def _reindex(node: Node, grid, new_axes: dict, new_grid: list, memo: dict) -> No
     if node in memo:
         return memo[node]
     builder = current()
-    if node.op.name == "dim_id" and shapes_equal(node.shape, grid):
+    if node.op is DIM_ID and shapes_equal(node.shape, grid):
         result = new_grid[new_axes[node.attrs["axis"]]]
     elif node.rank == 0:
         result = node
-    elif node.op.name == "const":
+    elif node.op is CONST:
         result = builder.const(node.attrs["value"], node.dtype)
     else:
         args = [_reindex(a, grid, new_axes, new_grid, memo) for a in node.args]
@@ -60,11 +61,11 @@ def _injective(index: list[Node], grid, memory_shape) -> bool:
     used = []
     pairs = {}
     for j, idx in enumerate(index):
-        if idx.op.name == "dim_id" and shapes_equal(idx.shape, grid):
+        if idx.op is DIM_ID and shapes_equal(idx.shape, grid):
             if not dims_equal(grid[idx.attrs["axis"]], memory_shape[j]):
                 return False
             used.append(idx.attrs["axis"])
-        elif idx.op.name in ("mod", "div") and idx.args[0].op.name == "dim_id" \
+        elif idx.op.name in ("mod", "div") and idx.args[0].op is DIM_ID \
                 and shapes_equal(idx.args[0].shape, grid):
             pairs.setdefault((idx.args[0], idx.args[1]), {})[idx.op.name] = j
         else:

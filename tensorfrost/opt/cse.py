@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections import ChainMap
 
 from ..ir.node import Node, Program, Scope
-from ..ir.ops import ELEMENTWISE
+from ..ir.ops import CONST, DIM_ID, ELEMENTWISE, INPUT_DIM, LOAD
 from .analysis import mutable_nodes
 from .rewrite import replace_uses
 
-_MERGEABLE_SOURCES = ("const", "dim_id", "input_dim")
+_MERGEABLE_SOURCES = (CONST, DIM_ID, INPUT_DIM)
 
 
 def _key(node: Node):
@@ -34,9 +34,9 @@ def run(program: Program) -> Program:
             return False
         if node.op.kind == ELEMENTWISE:
             return True
-        if node.op.name == "load":
+        if node.op is LOAD:
             return node.args[0] not in mutable
-        return node.op.name in _MERGEABLE_SOURCES
+        return node.op in _MERGEABLE_SOURCES
 
     def visit(scope: Scope, table: ChainMap) -> None:
         for node in scope.nodes:

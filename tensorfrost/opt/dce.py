@@ -8,15 +8,16 @@ Inputs are always kept (they define the program's arguments).
 from __future__ import annotations
 
 from ..ir.node import Node, Program, Scope, operands
+from ..ir.ops import ASSERT, FREE, INPUT, REGION
 from .analysis import is_write
 
-_ALWAYS_LIVE = ("assert", "region", "input", "free")
+_ALWAYS_LIVE = (ASSERT, REGION, INPUT, FREE)
 
 
 def run(program: Program) -> Program:
     live: set[Node] = set()
     nodes = list(program.walk())
-    work = [n for n in nodes if n.op.name in _ALWAYS_LIVE] + list(program.outputs)
+    work = [n for n in nodes if n.op in _ALWAYS_LIVE] + list(program.outputs)
 
     def mark(node: Node) -> None:
         if node not in live:
@@ -39,7 +40,7 @@ def run(program: Program) -> Program:
             if is_write(node) and node.args[0] in live:
                 mark(node)
                 changed = True
-            elif node.op.name in ("break", "continue") and node.enclosing("loop") in live:
+            elif node.op.jump and node.enclosing("loop") in live:
                 mark(node)
                 changed = True
     _sweep(program.root, live)

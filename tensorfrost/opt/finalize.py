@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..ir.errors import InternalError
 from ..ir.node import Node, Program, walk
+from ..ir.ops import ALLOC, CONST, INPUT, KERNEL, LOAD, LOOP, SET
 from .analysis import is_write, mutable_nodes
 
 
@@ -19,15 +20,15 @@ def _collect(kernel: Node, mutable: set) -> None:
     buffers, written, uniforms = [], set(), []
 
     def uniform(node: Node) -> None:
-        if node not in inside and node not in uniforms and node.op.name not in ("input", "alloc"):
-            if node.op.name == "const" and node.rank == 0 and node not in mutable:
+        if node not in inside and node not in uniforms and node.op not in (INPUT, ALLOC):
+            if node.op is CONST and node.rank == 0 and node not in mutable:
                 return  # constants are written into the code
             uniforms.append(node)
 
     for dim in kernel.shape:
         uniform(dim)
     for node in walk(kernel.body):
-        if node.op.name == "load" or (is_write(node) and node.op.name != "set"):
+        if node.op is LOAD or (is_write(node) and node.op is not SET):
             memory = node.args[0]
             if memory not in buffers:
                 buffers.append(memory)
@@ -49,9 +50,9 @@ def _check_jump(node: Node) -> None:
     """A jump must reach its loop without crossing a kernel boundary: compilers reject a
     break outside a loop, and a host loop cannot be left from inside a kernel."""
     for owner in node.owner_chain():
-        if owner.op.name == "loop":
+        if owner.op is LOOP:
             return
-        if owner.op.name == "kernel":
+        if owner.op is KERNEL:
             break
     raise InternalError(f"a {node.op.name} was placed outside its loop while compiling (from {node.location}); "
                         "this is a bug in tensorfrost, please report it", node.location)
@@ -61,9 +62,9 @@ def run(program: Program) -> Program:
     mutable = mutable_nodes(program)
     count = 0
     for node in program.walk():
-        if node.op.name in ("break", "continue"):
+        if node.op.jump:
             _check_jump(node)
-        if node.op.name == "kernel":
+        if node.op is KERNEL:
             node.attrs["index"] = count
             node.attrs["name"] = f"{program.name}_k{count}"
             count += 1

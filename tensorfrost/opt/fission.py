@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, walk
-from ..ir.ops import OPS
+from ..ir.ops import CONST, DIM_ID, KERNEL, LOAD, OPS, SET
 from .analysis import is_write
 
 
@@ -31,14 +31,14 @@ def _memory(node: Node) -> set:
     """The buffers ``node`` and its body load from or write to."""
     found = set()
     for n in [node, *(walk(node.body) if node.body is not None else ())]:
-        if n.op.name == "load" or (is_write(n) and n.op.name != "set"):
+        if n.op is LOAD or (is_write(n) and n.op is not SET):
             found.add(n.args[0])
     return found
 
 
 def _free(node: Node, mutable: set) -> bool:
     """Values every part recomputes instead of passing: grid indices and constants."""
-    return node.op.name == "dim_id" or (node.op.name == "const" and node not in mutable)
+    return node.op is DIM_ID or (node.op is CONST and node not in mutable)
 
 
 class _Fission:
@@ -104,10 +104,10 @@ class _Fission:
         copies = {}
         body = list(grid)
         for node in self.top:  # cheap values every part recomputes
-            if _free(node, self.mutable) and node.op.name == "const":
+            if _free(node, self.mutable) and node.op is CONST:
                 copies[node] = _make("const", dtype=node.dtype, shape=node.shape, attrs=node.attrs)
                 body.append(copies[node])
-        own = {n: grid[n.attrs["axis"]] for n in self.top if n.op.name == "dim_id"}
+        own = {n: grid[n.attrs["axis"]] for n in self.top if n.op is DIM_ID}
         copies.update(own)
         for value, buffer in buffers.items():  # values from earlier parts
             if part_of[self.index[value]] < p and any(value in self.reads[k] for k in part):
@@ -136,12 +136,12 @@ class _Fission:
             for node in list(walk(kernel.body)):
                 if node is variable:
                     _replace(node, _make("store", [buffer, node, *grid], shape=kernel.shape), after=True)
-                elif node.op.name == "set" and node.args[0] is variable:
+                elif node.op is SET and node.args[0] is variable:
                     _replace(node, _make("store", [buffer, node.args[1], *grid], shape=kernel.shape))
-                elif variable in node.args[1 if node.op.name == "set" else 0:]:
+                elif variable in node.args[1 if node.op is SET else 0:]:
                     load = _make("load", [buffer, *grid], dtype=variable.dtype, shape=kernel.shape)
                     _insert_before(node, load)
-                    node.args = [load if a is variable and not (node.op.name == "set" and k == 0) else a
+                    node.args = [load if a is variable and not (node.op is SET and k == 0) else a
                                  for k, a in enumerate(node.args)]
 
 
@@ -166,9 +166,9 @@ def run(program: Program) -> Program:
     if not limit:
         return program
     mutable = {n.args[0] for n in program.walk() if is_write(n)}
-    for kernel in [n for n in program.walk() if n.op.name == "kernel"]:
-        loaded = {n.args[0] for n in walk(kernel.body) if n.op.name == "load"}
-        if not any(is_write(n) and n.op.name != "set" and n.args[0] in loaded for n in walk(kernel.body)):
+    for kernel in [n for n in program.walk() if n.op is KERNEL]:
+        loaded = {n.args[0] for n in walk(kernel.body) if n.op is LOAD}
+        if not any(is_write(n) and n.op is not SET and n.args[0] in loaded for n in walk(kernel.body)):
             continue  # reads nothing it writes: the backend can split it by recomputing, no buffers
         fission = _Fission(kernel, limit, mutable)
         parts = fission.parts()

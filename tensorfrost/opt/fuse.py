@@ -18,12 +18,26 @@ from __future__ import annotations
 
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope
-from ..ir.ops import OPS
+from ..ir.ops import (
+    BREAK,
+    CONST,
+    CONTINUE,
+    DIM_ID,
+    IF,
+    INPUT,
+    INPUT_DIM,
+    KERNEL,
+    LOAD,
+    LOOP,
+    OPS,
+    READBACK,
+    REGION,
+    SET,
+    STORE,
+)
 from ..ir.shapes import shapes_equal
 from .analysis import is_memory, is_write, mutable_nodes
 from .masking import guard_block, mask_loop, per_element_conditions, uniform_bounds
-
-_HOST_BOOKKEEPING = ("assert", "region", "free", "alloc", "readback", "input")
 
 
 class _Cluster:
@@ -51,7 +65,7 @@ class _Fusion:
     def _host_values(self) -> set[Node]:
         """Scalar values the host can compute, found by a fixpoint: a scalar variable stays
         a host value only while every value assigned to it is one."""
-        host_vars = {n for n in self.mutable if n.rank == 0 and (n.op.name == "const" or n.op.kind == "elementwise")}
+        host_vars = {n for n in self.mutable if n.rank == 0 and (n.op is CONST or n.op.kind == "elementwise")}
         while True:
             host = set()
             for node in self.program.walk():
@@ -59,7 +73,7 @@ class _Fusion:
                     host.add(node)
             bad = {n.args[0] for n in self.program.walk()
                    if is_write(n) and n.args[0] in host_vars
-                   and (n.op.name != "set" or n.args[1] not in host)}
+                   and (n.op is not SET or n.args[1] not in host)}
             if not bad:
                 return host
             host_vars -= bad
@@ -67,23 +81,23 @@ class _Fusion:
     def _is_host(self, node: Node, host: set, host_vars: set) -> bool:
         if node.rank != 0 or node.dtype is None:
             return False
-        name = node.op.name
-        if name == "const":
+        op = node.op
+        if op is CONST:
             return node not in self.mutable or node in host_vars
-        if name in ("input_dim", "readback"):
+        if op in (INPUT_DIM, READBACK):
             return True
-        if name == "loop":
+        if op is LOOP:
             return all(a in host for a in node.args)
-        if name == "load":  # a scalar read by the host, where a shape needs it
+        if op is LOAD:  # a scalar read by the host, where a shape needs it
             return node in self.host_needed and all(a in host for a in node.args[1:])
         if node.op.kind == "elementwise":
             return (node not in self.mutable or node in host_vars) and all(a in host for a in node.args)
         return False
 
     def is_host_item(self, node: Node) -> bool:
-        if node in self.host or node.op.name in _HOST_BOOKKEEPING or node.op.name in ("break", "continue"):
+        if node in self.host or _bookkeeping(node) or node.op.jump:
             return True
-        return node.op.name == "set" and node.args[0] in self.host
+        return node.op is SET and node.args[0] in self.host
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -91,10 +105,10 @@ class _Fusion:
         """Items of a scope: ("host", node), ("device", node, shape), ("control", node)."""
         items = []
         for node in scope.nodes:
-            if node.op.name in ("loop", "if"):
+            if node.op in (LOOP, IF):
                 body = self.plan(node.body)
                 shape = self._fused_shape(node, body)
-                if shape is None and node.op.name == "loop" and node.rank:
+                if shape is None and node.op is LOOP and node.rank:
                     # Never a host loop with per-element bounds: the most trips, elements leaving.
                     items += self._added(uniform_bounds(self.program, node))
                     body = self.plan(node.body)
@@ -102,7 +116,7 @@ class _Fusion:
                     items += self._added(mask_loop(self.program, node, self.is_host_item))
                     body = self.plan(node.body)
                 if shape is None:
-                    node.attrs["_plan"] = self._jumps_on_host(body, node) if node.op.name == "loop" else body
+                    node.attrs["_plan"] = self._jumps_on_host(body, node) if node.op is LOOP else body
                     items.append(("control", node))
                 else:
                     items.append(("device", node, shape))
@@ -126,7 +140,7 @@ class _Fusion:
 
     def _needs_masks(self, node: Node) -> bool:
         """A host loop that elements leave at different times: it runs them under masks."""
-        return (node.op.name == "loop" and not any(a.rank for a in node.args)
+        return (node.op is LOOP and not any(a.rank for a in node.args)
                 and bool(per_element_conditions(node, self.host.__contains__)))
 
     def _jumps_on_host(self, items: list, loop: Node) -> list:
@@ -135,7 +149,7 @@ class _Fusion:
         out = []
         for item in items:
             node = item[1]
-            if node.op.name == "if" and _leaves(node, loop):
+            if node.op is IF and _leaves(node, loop):
                 body = node.attrs.get("_plan") if item[0] == "control" else self.plan(node.body)
                 node.attrs["_plan"] = self._jumps_on_host(body, loop)
                 item = ("control", node)
@@ -167,14 +181,14 @@ class _Fusion:
         for item in body:
             if item[0] == "control" and not self._runs_per_element(item[1], node):
                 return None
-            if item[0] == "host" and (item[1].op.name in _HOST_BOOKKEEPING or
+            if item[0] == "host" and (_bookkeeping(item[1]) or
                                       (is_write(item[1]) and not _defined_in(item[1].args[0], node))):
                 return None
             if item[0] == "device":
                 shapes.append(item[2])
         device_args = [a for a in node.args if a not in self.host]
         shapes += [a.shape for a in device_args]
-        if not shapes or (node.op.name == "loop" and not any(i[0] == "device" for i in body)):
+        if not shapes or (node.op is LOOP and not any(i[0] == "device" for i in body)):
             return None
         grid = max(shapes, key=len)
         for shape in shapes:
@@ -192,7 +206,7 @@ class _Fusion:
         """A host loop/if inside ``outer`` that only does scalar work on variables of
         ``outer``'s body, so each element can run it."""
         for inner in _walk_body(control):
-            if inner.op.name in _HOST_BOOKKEEPING or inner.op.name == "kernel":
+            if _bookkeeping(inner) or inner.op is KERNEL:
                 return False
             if is_write(inner) and not _defined_in(inner.args[0], outer):
                 return False
@@ -236,7 +250,7 @@ class _Fusion:
         return clusters
 
     def _is_declaration(self, node: Node) -> bool:
-        return node.op.name == "const" and node in self.mutable and node.rank > 0
+        return node.op is CONST and node in self.mutable and node.rank > 0
 
     def _accesses(self, node: Node, grid):
         """(reads, writes, defined, has_effects) of a node and everything in its body."""
@@ -245,22 +259,22 @@ class _Fusion:
         while stack:
             n = stack.pop()
             defined.add(n)
-            name = n.op.name
-            if name == "load":
+            op = n.op
+            if op is LOAD:
                 reads.setdefault(n.args[0], set()).add(_index_key(n.args[1:], n.args[0], grid))
-            elif name == "store":
+            elif op is STORE:
                 writes.setdefault(n.args[0], set()).add(_index_key(n.args[2:], n.args[0], grid))
-            elif name.startswith("scatter_"):
+            elif op.atomic:
                 writes.setdefault(n.args[0], set()).add("atomic:" + n.op.combine)
-            elif name == "set":
+            elif op is SET:
                 writes.setdefault(n.args[0], set()).add("id")
             if not n.op.pure:
                 effects = True
             if n in self.mutable:
                 writes.setdefault(n, set()).add("id")
                 effects = True
-            if n.op.kind == "elementwise" or name in ("set", "loop", "if"):
-                for a in n.args[1:] if name == "set" else n.args:
+            if n.op.kind == "elementwise" or op in (SET, LOOP, IF):
+                for a in n.args[1:] if op is SET else n.args:
                     if is_memory(a, self.mutable) and a not in self.host:
                         reads.setdefault(a, set()).add("id")
             if n.body is not None:
@@ -355,13 +369,13 @@ class _Fusion:
                                  "need several kernels; move the loop out of the if", node.location)
             guard_block(node, conditions, self.is_host_item)
             body = self.plan(node.body)
-            node.attrs["_plan"] = self._jumps_on_host(body, node) if node.op.name == "loop" else body
+            node.attrs["_plan"] = self._jumps_on_host(body, node) if node.op is LOOP else body
         self._check_control(node)
         self.build(node.body)
         return [node]
 
     def _per_element_if(self, node: Node) -> bool:
-        return node.op.name == "if" and node.args[0].rank > 0 and node.args[0] not in self.host
+        return node.op is IF and node.args[0].rank > 0 and node.args[0] not in self.host
 
     def _split_if(self, node: Node, outer: list) -> list:
         """A per-element ``if`` whose body needs several kernels becomes one kernel per piece
@@ -386,21 +400,23 @@ class _Fusion:
         local = set(_walk_body(node))
 
         def make_kernel(cluster):
-            # Values, and writes of memory declared in the if (only read under it), run for all.
-            if all(memory in local or memory in cluster.defined for memory in cluster.writes):
+            # Values, and writes of each element's own place in memory declared in the if (only
+            # read under it), run for all; other writes (a count of the elements) only under it.
+            if all(memory in cluster.defined or (memory in local and keys == {"id"})
+                   for memory, keys in cluster.writes.items()):
                 return _kernel(cluster)
             return _guarded_kernel(cluster, conditions)
         return out + self._assemble(items, make_kernel, lambda inner: self._control(inner, conditions))
 
     def _check_control(self, node: Node) -> None:
-        if node.op.name != "loop":
+        if node.op is not LOOP:
             return
         for inner in _walk_body(node):
-            if inner.op.name == "kernel":
+            if inner.op is KERNEL:
                 continue
-            if inner.op.name in ("break", "continue") and inner.enclosing("loop") is node:
+            if inner.op.jump and inner.enclosing("loop") is node:
                 owner = next(inner.owner_chain(), None)
-                if owner is not None and owner.op.name == "if" and owner.args[0] not in self.host \
+                if owner is not None and owner.op is IF and owner.args[0] not in self.host \
                         and owner.args[0].rank > 0:
                     raise TraceError("tf.break_loop()/tf.continue_loop() under a per-element condition "
                                      "cannot leave a loop that runs several kernels; restructure the loop so "
@@ -416,17 +432,22 @@ def _uses(node: Node, variable: Node) -> bool:
 
 def _leaves(block: Node, loop: Node) -> bool:
     """True if a break/continue inside ``block`` jumps out of ``loop``."""
-    return any(n.op.name in ("break", "continue") and n.enclosing("loop") is loop for n in _walk_body(block))
+    return any(n.op.jump and n.enclosing("loop") is loop for n in _walk_body(block))
 
 
 def _defined_in(node: Node, block: Node) -> bool:
     return any(owner is block for owner in node.owner_chain())
 
 
+def _bookkeeping(node: Node) -> bool:
+    """Host work that is not a value: checks, buffers, readbacks, regions, the inputs."""
+    return node.op.host_only or node.op is INPUT
+
+
 def _orders_host(node: Node) -> bool:
     """Host items that must stay between the kernels around them: writes of host variables,
     reads of memory, debug regions, and break/continue (what follows them must not run)."""
-    return is_write(node) or node.op.name in ("load", "region", "break", "continue")
+    return is_write(node) or node.op in (LOAD, REGION, BREAK, CONTINUE)
 
 
 def _dim_cones(program: Program) -> set[Node]:
@@ -440,7 +461,7 @@ def _dim_cones(program: Program) -> set[Node]:
         needed.add(node)
         if node.op.kind == "elementwise":
             stack.extend(node.args)
-        elif node.op.name == "load":
+        elif node.op is LOAD:
             stack.extend(node.args[1:])
     return needed
 
@@ -454,7 +475,7 @@ def _walk_body(node: Node):
 
 def _index_key(index: list, memory: Node, grid) -> object:
     """'id' for an access at the thread's own element, else the index nodes themselves."""
-    if all(i.op.name == "dim_id" and i.attrs["axis"] == k and shapes_equal(i.shape, grid)
+    if all(i.op is DIM_ID and i.attrs["axis"] == k and shapes_equal(i.shape, grid)
            for k, i in enumerate(index)) and shapes_equal(memory.shape, grid):
         return "id"
     return tuple(id(i) for i in index)

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, Scope, walk
-from ..ir.ops import OPS
+from ..ir.ops import DIM_ID, KERNEL, OPS
 from ..ir.shapes import shapes_equal
 
 
 def _shrink(kernel: Node) -> None:
     nodes = list(walk(kernel.body))
-    if any(n.op.name.startswith("scatter_") for n in nodes):
+    if any(n.op.atomic for n in nodes):
         return
     grid = kernel.shape
-    used = {n.attrs["axis"] for n in nodes if n.op.name == "dim_id" and shapes_equal(n.shape, grid)}
+    used = {n.attrs["axis"] for n in nodes if n.op is DIM_ID and shapes_equal(n.shape, grid)}
     if len(used) == len(grid):
         return
     one = Node(OPS["const"], dt.int32, (), attrs={"value": 1})
@@ -38,7 +38,7 @@ def _shrink(kernel: Node) -> None:
 
 def _visit(scope: Scope) -> None:
     for node in list(scope.nodes):
-        if node.op.name == "kernel":
+        if node.op is KERNEL:
             _shrink(node)
         elif node.body is not None:
             _visit(node.body)

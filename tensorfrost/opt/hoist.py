@@ -15,13 +15,13 @@ Guarantees afterwards: the same program; only the positions of invariant nodes c
 from __future__ import annotations
 
 from ..ir.node import Node, Program, Scope, operands, walk
-from ..ir.ops import ELEMENTWISE
+from ..ir.ops import CONST, ELEMENTWISE, KERNEL, LOAD, LOOP
 from .analysis import is_write, mutable_nodes
 
 
 def run(program: Program) -> Program:
     mutable = mutable_nodes(program)
-    for kernel in [n for n in program.walk() if n.op.name == "kernel"]:
+    for kernel in [n for n in program.walk() if n.op is KERNEL]:
         _hoist_in(kernel.body, mutable)
     return program
 
@@ -30,7 +30,7 @@ def _hoist_in(scope: Scope, mutable: set) -> None:
     for node in list(scope.nodes):
         if node.body is not None:
             _hoist_in(node.body, mutable)
-        if node.op.name == "loop":
+        if node.op is LOOP:
             _hoist_out_of(node, mutable)
 
 
@@ -53,12 +53,11 @@ def _hoist_out_of(loop: Node, mutable: set) -> None:
 
 
 def _invariant(node: Node, inside: set, written: set, mutable: set) -> bool:
-    name = node.op.name
     if node in mutable or node.body is not None:
         return False
-    if name == "load":
+    if node.op is LOAD:
         if node.args[0] in written:
             return False
-    elif not (node.op.kind == ELEMENTWISE or name == "const"):
+    elif not (node.op.kind == ELEMENTWISE or node.op is CONST):
         return False
     return not any(a in inside or a in written for a in operands(node))

@@ -8,7 +8,7 @@ if counts as a use by that loop or if, so buffers live across iterations).
 from __future__ import annotations
 
 from ..ir.node import Node, Program, Scope, walk
-from ..ir.ops import OPS
+from ..ir.ops import ALLOC, KERNEL, OPS
 
 
 def _uses(node: Node, buffer: Node) -> bool:
@@ -19,14 +19,14 @@ def _uses(node: Node, buffer: Node) -> bool:
 
 def _free_in(scope: Scope, outputs: set) -> None:
     new = list(scope.nodes)
-    for alloc in [n for n in scope.nodes if n.op.name == "alloc" and n not in outputs]:
+    for alloc in [n for n in scope.nodes if n.op is ALLOC and n not in outputs]:
         last = max((k for k, n in enumerate(new) if _uses(n, alloc)), default=new.index(alloc))
         free = Node(OPS["free"], None, (), [alloc])
         free.scope = scope
         new.insert(last + 1, free)
     scope.set_nodes(new)
     for node in scope.nodes:
-        if node.body is not None and node.op.name != "kernel":
+        if node.body is not None and node.op is not KERNEL:
             _free_in(node.body, outputs)
 
 

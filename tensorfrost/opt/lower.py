@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, Scope, users_map
-from ..ir.ops import ELEMENTWISE, MATMUL, REDUCTION, SCAN, VIEW
+from ..ir.ops import DIM_ID, ELEMENTWISE, IF, LOAD, MATMUL, REDUCTION, SCAN, SET, STORE, VIEW
 from ..ir.shapes import shapes_equal, static_value
 from .analysis import MutationInfo, is_memory
 from .reindex import Reindexer
@@ -53,18 +53,18 @@ class _Lowering:
         if kind == ELEMENTWISE:
             node.args = [self.broadcast(a, node.shape) for a in node.args]
             return None
-        name = node.op.name
-        if name == "load":
+        op = node.op
+        if op is LOAD:
             node.args[1:] = [self.broadcast(i, node.shape) for i in node.args[1:]]
             memory = node.args[0]
             if not is_memory(memory, self.info.mutable):
                 index = [self.rx.clamp_index(i, d) for i, d in zip(node.args[1:], memory.shape)]
                 return self.conform(self.rx.value_at(memory, index), node)
-        elif name == "set":
+        elif op is SET:
             node.args[1] = self.broadcast(node.args[1], node.args[0].shape)
-        elif name == "store" or name.startswith("scatter_"):
+        elif op.writes:  # a store or a scatter
             node.args[1:] = [self.broadcast(a, node.shape) for a in node.args[1:]]
-        elif name == "if":
+        elif op is IF:
             target = _written_shape(node)
             cond = node.args[0]
             if cond.rank and target is not None and len(target) >= cond.rank and not shapes_equal(cond.shape, target):
@@ -184,7 +184,7 @@ def _written_shape(node: Node):
     stack = list(node.body.nodes)
     while stack:
         inner = stack.pop()
-        if inner.op.name in ("set", "store") or inner.op.name.startswith("scatter_"):
+        if inner.op in (SET, STORE) or inner.op.atomic:
             if best is None or inner.rank > len(best):
                 best = inner.shape
         if inner.body is not None:
@@ -195,10 +195,10 @@ def _written_shape(node: Node):
 def _is_transposed(x: Node) -> bool:
     """True if ``x`` (lowered) reads memory with its last two axes swapped (``W.T``, a
     matmul's backward): element ``[k, j]`` is ``W[j, k]``."""
-    if x.op.name != "load" or x.rank < 2 or len(x.args) < 3:
+    if x.op is not LOAD or x.rank < 2 or len(x.args) < 3:
         return False
     row, column = x.args[-2], x.args[-1]
-    return all(i.op.name == "dim_id" and shapes_equal(i.shape, x.shape) for i in (row, column)) and \
+    return all(i.op is DIM_ID and shapes_equal(i.shape, x.shape) for i in (row, column)) and \
         row.attrs["axis"] == x.rank - 1 and column.attrs["axis"] == x.rank - 2
 
 

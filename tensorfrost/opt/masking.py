@@ -19,6 +19,7 @@ from __future__ import annotations
 from ..ir import dtypes as dt
 from ..ir.builder import Builder
 from ..ir.node import Node, Program, Scope, walk
+from ..ir.ops import BREAK, CONST, IF, LOAD, LOOP
 from .analysis import is_write
 
 
@@ -27,9 +28,9 @@ def jumps(loop: Node) -> list[Node]:
     found, stack = [], list(loop.body.nodes)
     while stack:
         node = stack.pop()
-        if node.op.name in ("break", "continue") and node.enclosing("loop") is loop:
+        if node.op.jump and node.enclosing("loop") is loop:
             found.append(node)
-        if node.body is not None and node.op.name != "loop":
+        if node.body is not None and node.op is not LOOP:
             stack.extend(node.body.nodes)
     return found
 
@@ -38,7 +39,7 @@ def per_element_conditions(loop: Node, uniform) -> list[Node]:
     """The conditions of the ifs around the loop's jumps that differ per element
     (``uniform(node)`` tells a host value)."""
     return [owner.args[0] for jump in jumps(loop) for owner in jump.owner_chain()
-            if owner.op.name == "if" and owner.args[0].rank and not uniform(owner.args[0])
+            if owner.op is IF and owner.args[0].rank and not uniform(owner.args[0])
             and _inside(owner, loop)]
 
 
@@ -117,7 +118,7 @@ class _Masks:
     def __init__(self, loop: Node, conditions: list, uniform, active: Node | None = None,
                  going: Node | None = None):
         self.block_node, self.conditions, self.uniform = loop, conditions, uniform
-        self.loop = loop if loop.op.name == "loop" else None  # whose jumps become mask updates
+        self.loop = loop if active is not None else None  # whose jumps become mask updates
         self.active, self.going = active, going
         self.guards: list[Node] = []
 
@@ -133,7 +134,7 @@ class _Masks:
             later = [m for g in self.guards[k + 1:] for m in walk(g.body)] + self.guards[k + 1:]
             crossing = {a: None for m in later for a in [*m.args, *m.shape] if a in inside}
             for value in crossing:
-                if value in written and value.op.name == "const":  # memory (a tape): declared before
+                if value in written and value.op is CONST:  # memory (a tape): declared before
                     value.scope.nodes.remove(value)
                     nodes.insert(nodes.index(guard), value)
                     continue
@@ -155,9 +156,9 @@ class _Masks:
         out: list[Node] = []
         guarded: list[Node] = []
         for k, node in enumerate(nodes):
-            leaves = self.loop is not None and node.op.name in ("break", "continue") \
+            leaves = self.loop is not None and node.op.jump \
                 and node.enclosing("loop") is self.loop
-            if top and node.dtype is not None and node.body is None and node.op.name != "load" and self.uniform(node):
+            if top and node.dtype is not None and node.body is None and node.op is not LOAD and self.uniform(node):
                 out.append(node)  # a host value: computed before the guarded work around it
                 continue
             if top and (leaves or self._uniform(node)):
@@ -168,10 +169,10 @@ class _Masks:
                 continue
             target = guarded if top else out
             if leaves:
-                self._stop(target, node.op.name == "break")
+                self._stop(target, node.op is BREAK)
                 break  # what follows a jump in its block never runs
             target.append(node)
-            if node.op.name == "if" and self.loop is not None and any(_inside(j, node) for j in jumps(self.loop)):
+            if node.op is IF and self.loop is not None and any(_inside(j, node) for j in jumps(self.loop)):
                 node.body.set_nodes(self.block(list(node.body.nodes)))
                 if top:
                     self._flush(out, guarded)  # what follows checks `going` again
@@ -186,9 +187,9 @@ class _Masks:
     def _uniform(self, node: Node) -> bool:
         """Work of the whole loop rather than of its elements: host values, and ifs on host
         values that hold nothing else (a uniform exit)."""
-        if node.op.name == "if":
+        if node.op is IF:
             return node.args[0].rank == 0 and self.uniform(node.args[0]) and all(
-                self._uniform(n) or n.op.name in ("break", "continue") for n in node.body.nodes)
+                self._uniform(n) or n.op.jump for n in node.body.nodes)
         return node.body is None and self.uniform(node)
 
     def _stop(self, out: list, leave: bool) -> None:

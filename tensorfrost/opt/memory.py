@@ -14,11 +14,8 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, Scope, walk
-from ..ir.ops import OPS
-from .analysis import is_write, mutable_nodes
-
-_EXPLICIT = ("load", "store", "scatter_add", "scatter_min", "scatter_max", "scatter_and", "scatter_or",
-             "scatter_xor")
+from ..ir.ops import INPUT, INPUT_DIM, KERNEL, LOAD, OPS, READBACK, SET
+from .analysis import indexed_access, is_write, mutable_nodes
 
 
 def _make(op: str, args=(), dtype=None, shape=(), attrs=None, name=None) -> Node:
@@ -31,7 +28,7 @@ class _Memory:
         self.mutable = mutable_nodes(program)
         self.kernel_of: dict[Node, Node] = {}
         for node in program.walk():
-            if node.op.name == "kernel":
+            if node.op is KERNEL:
                 for inner in walk(node.body):
                     self.kernel_of[inner] = node
         self.buffers: dict[Node, Node] = {}  # value or variable -> its buffer
@@ -47,10 +44,10 @@ class _Memory:
         computed), "final" (a variable updated only in its kernel: stored when the kernel
         ends) or "memory" (a variable that lives in a buffer)."""
         home = self.kernel_of.get(node)
-        if home is None or node.op.name == "input":
+        if home is None or node.op is INPUT:
             return None
         outside = node in self.program.outputs or any(self.kernel_of.get(u) is not home for u in uses)
-        explicit = [u for u in uses if u.op.name in _EXPLICIT and u.args[0] is node]
+        explicit = [u for u in uses if indexed_access(u) and u.args[0] is node]
         if node in self.mutable:
             # Read at other elements while its kernel updates it, or written by another
             # kernel: it lives in its buffer. Otherwise it stays local (in registers) and
@@ -110,30 +107,30 @@ class _Memory:
 
     def _rewrite_operands(self, node: Node) -> None:
         kernel = self.kernel_of.get(node)
-        if node.op.name == "set" and node.args[0] in self.memory_vars:
+        if node.op is SET and node.args[0] in self.memory_vars:
             buffer = self.buffers[node.args[0]]
             store = _make("store", [buffer, node.args[1], *self.own_index(kernel, buffer)], shape=node.shape)
             self._replace_node(node, store)
             node = store
-        if node.op.name == "input_dim":
+        if node.op is INPUT_DIM:
             return
-        if node.op.name == "load" and kernel is None:  # a scalar the host reads itself
+        if node.op is LOAD and kernel is None:  # a scalar the host reads itself
             node.op = OPS["readback"]
             if node.args[0] in self.buffers:
                 node.args[0] = self.buffers[node.args[0]]
         for k, arg in enumerate(node.args):
-            if k == 0 and node.op.name == "readback":
+            if k == 0 and node.op is READBACK:
                 continue
-            if k == 0 and (node.op.name in _EXPLICIT or node.op.name == "set"):
-                if node.op.name in _EXPLICIT and arg in self.buffers:
+            if k == 0 and (indexed_access(node) or node.op is SET):
+                if indexed_access(node) and arg in self.buffers:
                     node.args[0] = self.buffers[arg]
                 continue
-            memory = self.buffers.get(arg) or (arg if arg.op.name == "input" else None)
+            memory = self.buffers.get(arg) or (arg if arg.op is INPUT else None)
             if memory is None:
                 continue
             if kernel is None:
                 node.args[k] = self._readback(node, memory)
-            elif arg.op.name == "input" or arg in self.memory_vars or self.kernel_of.get(arg) is not kernel:
+            elif arg.op is INPUT or arg in self.memory_vars or self.kernel_of.get(arg) is not kernel:
                 node.args[k] = self._load(node, memory, kernel)
 
     def _load(self, user: Node, memory: Node, kernel: Node) -> Node:
@@ -157,7 +154,7 @@ class _Memory:
     def _finish_outputs(self) -> None:
         outputs = []
         for out in self.program.outputs:
-            if out.op.name == "input":
+            if out.op is INPUT:
                 outputs.append(out)
             elif out in self.buffers:
                 outputs.append(self.buffers[out])

@@ -13,6 +13,7 @@ bounds remain in a scope.
 from __future__ import annotations
 
 from ..ir.node import Node, Program, Scope, walk
+from ..ir.ops import CONST, DIM_ID, LOOP
 from ..ir.shapes import dims_equal, shapes_equal
 from .analysis import is_write
 from .rewrite import replace_uses
@@ -34,7 +35,7 @@ def _effects(loop: Node) -> tuple[set, set]:
 
 
 def _jumps(loop: Node) -> bool:
-    return any(n.op.name in ("break", "continue") for n in walk(loop.body))
+    return any(n.op.jump for n in walk(loop.body))
 
 
 def _same_range(a: Node, b: Node) -> bool:
@@ -43,7 +44,7 @@ def _same_range(a: Node, b: Node) -> bool:
 
 def _movable(node: Node, first: Node, first_writes: set) -> bool:
     """A node between two loops that can move above the first one."""
-    if node.body is not None or is_write(node) or node.op.name not in ("const", "dim_id") and \
+    if node.body is not None or is_write(node) or node.op not in (CONST, DIM_ID) and \
             node.op.kind not in _MOVABLE:
         return False
     return first not in node.args and not any(a in first_writes for a in node.args)
@@ -55,7 +56,7 @@ def _merge_scope(program: Program, scope: Scope) -> None:
     for node in scope.nodes:
         if node.body is not None:
             _merge_scope(program, node.body)
-        if node.op.name == "loop" and last is not None and _mergeable(result, last, node):
+        if node.op is LOOP and last is not None and _mergeable(result, last, node):
             first = result[last]
             between = result[last + 1:]
             del result[last + 1:]
@@ -65,7 +66,7 @@ def _merge_scope(program: Program, scope: Scope) -> None:
             first.body.set_nodes(first.body.nodes + node.body.nodes)
             continue
         result.append(node)
-        if node.op.name == "loop" and not _jumps(node):
+        if node.op is LOOP and not _jumps(node):
             last = len(result) - 1
     scope.set_nodes(result)
 

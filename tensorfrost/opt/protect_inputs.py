@@ -7,7 +7,7 @@ caller's tensors keep their values (as numpy functions leave their arguments alo
 from __future__ import annotations
 
 from ..ir.node import Node, Program
-from ..ir.ops import OPS
+from ..ir.ops import INPUT_DIM, OPS
 from .analysis import mutable_nodes
 
 
@@ -22,7 +22,7 @@ def _copy_before_first_use(program: Program, inp: Node) -> None:
     root = program.root.nodes
     first = None
     for k, top in enumerate(root):
-        if top is inp or top.op.name == "input_dim" and top.args[0] is inp:
+        if top is inp or top.op is INPUT_DIM and top.args[0] is inp:
             continue
         if any(_reads(n, inp) for n in _subtree(top)):
             first = k
@@ -31,14 +31,14 @@ def _copy_before_first_use(program: Program, inp: Node) -> None:
     copy.scope = program.root
     root.insert(first if first is not None else len(root), copy)
     for node in program.walk():
-        if node is copy or node.op.name == "input_dim":
+        if node is copy or node.op is INPUT_DIM:
             continue
         node.args = [copy if a is inp else a for a in node.args]
     program.outputs = [copy if o is inp else o for o in program.outputs]
 
 
 def _reads(node: Node, inp: Node) -> bool:
-    return node.op.name != "input_dim" and inp in node.args
+    return node.op is not INPUT_DIM and inp in node.args
 
 
 def _subtree(node: Node):

@@ -14,6 +14,7 @@ those too expensive or unsafe to recompute (the memory pass gives them buffers).
 from __future__ import annotations
 
 from ..ir.node import Node, Program, walk
+from ..ir.ops import CONST, DIM_ID, KERNEL, LOAD
 from ..ir.shapes import shapes_equal
 from .analysis import MutationInfo, is_memory, is_write
 from .dce import run as remove_dead_code
@@ -30,7 +31,7 @@ class _Recompute:
         self.mutable = self.info.mutable
         self.kernel_of: dict[Node, Node] = {}
         self.written_by: dict[Node, set] = {}
-        self.kernels = [n for n in program.walk() if n.op.name == "kernel"]
+        self.kernels = [n for n in program.walk() if n.op is KERNEL]
         for kernel in self.kernels:
             self.written_by[kernel] = set()
             for node in walk(kernel.body):
@@ -71,7 +72,7 @@ class _Recompute:
         if not clones:
             return
         for node in walk(kernel.body):
-            skip = 1 if node.op.name == "load" else 0  # a load reads the stored value, not a copy
+            skip = 1 if node.op is LOAD else 0  # a load reads the stored value, not a copy
             node.args = node.args[:skip] + [clones.get(a, a) for a in node.args[skip:]]
         for node in prefix:
             node.scope = kernel.body
@@ -94,7 +95,7 @@ class _Recompute:
             result = 0.0  # a host value (uniform)
         elif node in self.mutable:
             result = INFINITE
-        elif node.op.name in ("dim_id", "const"):
+        elif node.op in (DIM_ID, CONST):
             result = 0.0
         elif node.op.kind == "elementwise":
             result = node.op.cost
@@ -105,7 +106,7 @@ class _Recompute:
                     result += self.cost(arg, here, memo)
                 elif self.kernel_of.get(arg) is not None:
                     result += 128.0  # read from another kernel's buffer
-        elif node.op.name == "load" and is_memory(node.args[0], self.mutable):
+        elif node.op is LOAD and is_memory(node.args[0], self.mutable):
             ok = self.readable(node.args[0], node, here)
             result = node.op.cost + sum(self.cost(i, here, memo) for i in node.args[1:]) if ok else INFINITE
         else:
@@ -130,7 +131,7 @@ class _Recompute:
 
 def _value_operands(node: Node) -> list:
     """Operands used as values (not a load's memory, which must be the stored tensor)."""
-    return node.args[1:] if node.op.name == "load" else node.args
+    return node.args[1:] if node.op is LOAD else node.args
 
 
 class _ListBuilder:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.node import Node
+from ..ir.ops import CONST, DIM_ID, LOAD
 from ..ir.shapes import dims_equal, shapes_equal, static_value
 from .analysis import MutationInfo, is_memory
 from .rewrite import Rebuilder
@@ -50,7 +51,7 @@ class Reindexer:
             return node
         if is_memory(node, self.mutable):
             return self.load(node, index)
-        if node.op.name in ("dim_id", "const"):
+        if node.op in (DIM_ID, CONST):
             return self._emit_at(node, index)
         if budget is None:
             budget = SINGLE_USE_BUDGET if self.use_counts.get(node, 0) <= 1 else SHARED_BUDGET
@@ -88,7 +89,7 @@ class Reindexer:
 
     @staticmethod
     def is_identity(node: Node, index: list) -> bool:
-        return all(i.op.name == "dim_id" and i.attrs["axis"] == k and shapes_equal(i.shape, node.shape)
+        return all(i.op is DIM_ID and i.attrs["axis"] == k and shapes_equal(i.shape, node.shape)
                    for k, i in enumerate(index))
 
     # -- recomputation -------------------------------------------------------------------------
@@ -98,13 +99,13 @@ class Reindexer:
         different value or is not possible)."""
         if node in memo:
             return memo[node]
-        if node.rank == 0 or node.op.name == "dim_id" or (node.op.name == "const" and node not in self.mutable):
+        if node.rank == 0 or node.op is DIM_ID or (node.op is CONST and node not in self.mutable):
             result = 0.0
         elif is_memory(node, self.mutable):
             result = 128.0  # a load where the value is used
         elif node.op.kind == "elementwise":
             result = node.op.cost + sum(self._read_cost(a, node, here, memo) for a in node.args)
-        elif node.op.name == "load":
+        elif node.op is LOAD:
             # Reading memory again is valid if nothing wrote it since; a computed value
             # read by index is stored once and never changes.
             source = node.args[0]
@@ -125,14 +126,13 @@ class Reindexer:
             return node
         if is_memory(node, self.mutable):
             return self.load(node, index)
-        name = node.op.name
-        if name == "dim_id":
+        if node.op is DIM_ID:
             return index[node.attrs["axis"]]
-        if name == "const":
+        if node.op is CONST:
             return self.builder.const(node.attrs["value"], node.dtype)
-        if name == "load":
+        if node.op is LOAD:
             new_index = [self._emit_at(i, self.arg_index(i, node.shape, index)) for i in node.args[1:]]
             return self.load(node.args[0], new_index)
         args = [self._emit_at(a, self.arg_index(a, node.shape, index)) for a in node.args]
-        shape = self.builder.broadcast([a.shape for a in args], name)
-        return self.builder.make(name, args, attrs=node.attrs, dtype=node.dtype, shape=shape, name=node.name)
+        shape = self.builder.broadcast([a.shape for a in args], node.op.name)
+        return self.builder.make(node.op.name, args, attrs=node.attrs, dtype=node.dtype, shape=shape, name=node.name)

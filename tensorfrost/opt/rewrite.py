@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..ir.builder import Builder
 from ..ir.node import Node, Program, Scope
+from ..ir.ops import INPUT
 
 DROP = object()
 
@@ -55,7 +56,7 @@ class Rebuilder:
                     if node.body is not None:
                         self._scope(node.body, visit)
                 elif result is not DROP:
-                    if result.name is None and node.name is not None and result.op.name != "input":
+                    if result.name is None and node.name is not None and result.op is not INPUT:
                         result.name = node.name
                     self.subst[node] = result
         scope.set_nodes(new_nodes)

@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.node import Node, Program
-from ..ir.ops import ELEMENTWISE
+from ..ir.ops import CONST, ELEMENTWISE
 from ..ir.shapes import shapes_equal
 from .analysis import mutable_nodes
 from .rewrite import Rebuilder
 
 
 def _const_value(node: Node, mutable):
-    if node.op.name == "const" and node not in mutable:
+    if node.op is CONST and node not in mutable:
         return node.attrs["value"]
     return None
 
