@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .ir.interpreter import run
+from .ir.ops import KERNEL
 from .ir.printer import format_scope
 from .runtime import TensorMemory
 
@@ -16,7 +17,7 @@ from .runtime import TensorMemory
 class _Executable:
     def __init__(self, program):
         self.program = program
-        kernels = [n for n in program.walk() if n.op.name == "kernel"]
+        kernels = [n for n in program.walk() if n.op is KERNEL]
         self.kernel_sources = ["\n".join(format_scope(k.body, 0)) for k in kernels]
         self.main_source = "\n".join(format_scope(program.root, 0))
         self.full_source = self.main_source

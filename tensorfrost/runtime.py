@@ -9,6 +9,7 @@ import numpy as np
 from .backend import current_device
 from .ir import dtypes as dt
 from .ir.errors import ArgumentError, ShapeError, TensorFrostError
+from .ir.ops import ALLOC, STORE
 
 MAX_ELEMENTS = 2**31 - 1  # kernels index with 32-bit integers
 MAX_RANK = 8  # the axes a program's argument slot holds
@@ -73,9 +74,9 @@ def allocation_labels(program) -> dict:
     value stored into it (allocations themselves carry no location)."""
     names, located = {}, {}
     for node in program.walk():
-        if node.op.name == "alloc":
+        if node.op is ALLOC:
             names[node] = f"tensor '{node.name or 'buffer'}'"
-        elif ((node.op.name == "store" or node.op.name.startswith("scatter_")) and len(node.args) > 1
+        elif ((node.op is STORE or node.op.atomic) and len(node.args) > 1
               and node.args[0] not in located and node.args[1].location is not None):
             located[node.args[0]] = node.args[1].location
     return {alloc: name + (f" (made at {located[alloc]})" if alloc in located else "") for alloc, name in names.items()}

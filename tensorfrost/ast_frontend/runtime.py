@@ -33,6 +33,7 @@ from ..ir import tracing
 from ..ir.builder import current
 from ..ir.errors import user_location
 from ..ir.node import operands
+from ..ir.ops import CONST
 from ..ir.tensor import Tensor, apply, is_scalar
 from ..ir.widen import Retrace
 from .errors import KernelProgramError
@@ -225,7 +226,7 @@ class Frame:
 
     def _fresh_constant(self, node) -> bool:
         """True for a constant nothing in the program reads yet (so it can be mutated)."""
-        if node.op.name != "const" or node in self.builder.program.outputs:
+        if node.op is not CONST or node in self.builder.program.outputs:
             return False
         return not any(node is arg for other in self.builder.program.walk() for arg in operands(other))
 

@@ -14,7 +14,7 @@ import os
 from ..emit.clike import BodyEmitter, Lang, c_comment, c_string, identifier, index_arithmetic, shift_of
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, walk
-from ..ir.ops import LOOP
+from ..ir.ops import BREAK, CONST, CONTINUE, IF, INPUT, KERNEL, LOAD, LOOP, SET, STORE
 from ..ir.shapes import dims_equal
 from ..runtime import MAX_ELEMENTS, allocation_labels
 from . import tiling
@@ -32,13 +32,13 @@ def _reduction_vars(loop: Node, mutable: set) -> dict:
     """{OpenMP operator: [variables]} if ``loop`` does nothing but accumulate variables
     defined outside it (``acc = acc + x``); else {}."""
     body = list(walk(loop.body))
-    if any(n.op.name in ("loop", "if", "break", "continue", "store") or n.op.name.startswith("scatter_")
+    if any(n.op in (LOOP, IF, BREAK, CONTINUE, STORE) or n.op.atomic
            for n in body):
         return {}
     inside = set(body)
     found: dict = {}
     for node in body:
-        if node.op.name != "set":
+        if node.op is not SET:
             continue
         variable, value = node.args
         if variable in inside or value.op.name not in _OMP_REDUCTIONS or variable not in value.args:
@@ -67,10 +67,10 @@ def _inner_offsets(kernel: Node) -> set[int]:
     last = kernel.rank - 1
     found = set()
     for node in walk(kernel.body):
-        if node.op.name not in ("load", "store") and not node.op.name.startswith("scatter_"):
+        if node.op not in (LOAD, STORE) and not node.op.atomic:
             continue
         memory = node.args[0]
-        index = node.args[1:] if node.op.name == "load" else node.args[2:]
+        index = node.args[1:] if node.op is LOAD else node.args[2:]
         if not index or not dims_equal(memory.shape[-1], kernel.shape[-1]):
             continue
         shift = shift_of(index[-1], kernel.shape, last)
@@ -90,7 +90,7 @@ def prelude() -> str:
 
 
 def _mutable(program: Program) -> set:
-    return {n.args[0] for n in program.walk() if n.op.name == "set"}
+    return {n.args[0] for n in program.walk() if n.op is SET}
 
 
 class CppProgram:
@@ -102,7 +102,7 @@ class CppProgram:
         self.names: dict[Node, str] = {}
         self.mutable = _mutable(program)
         self.bounded = index_arithmetic(program.walk())
-        kernels = [n for n in program.walk() if n.op.name == "kernel"]
+        kernels = [n for n in program.walk() if n.op is KERNEL]
         self.kernel_sources = [self.kernel(k) for k in kernels]
         self.main_source = self.host()
         self.full_source = "\n".join([prelude(), "// ---- kernels", *self.kernel_sources, "// ---- host",
@@ -148,7 +148,7 @@ class CppProgram:
         rows = [f"static __attribute__((noinline)) void {name}_rows({', '.join(row_params)}) {{",
                 "    if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C",
                 *body, "}"]
-        has_loops = any(n.op.name == "loop" for n in walk(kernel.body))
+        has_loops = any(n.op is LOOP for n in walk(kernel.body))
         threshold = PARALLEL_THRESHOLD_LOOPS if has_loops else PARALLEL_THRESHOLD
         total = " * ".join(f"(long long)({d})" for d in dims)
         if rank == 1:
@@ -193,7 +193,7 @@ class CppProgram:
         """``#pragma omp simd reduction`` for loops that only accumulate (a row sum, a dot
         product): their iterations then run in SIMD lanes, summed in a different order."""
         pragmas = {}
-        for loop in (n for n in walk(kernel.body) if n.op.name == "loop"):
+        for loop in (n for n in walk(kernel.body) if n.op is LOOP):
             reductions = _reduction_vars(loop, self.mutable)
             if reductions:
                 clauses = " ".join(f"reduction({op}:{', '.join(self.name(v) for v in vs)})"
@@ -246,7 +246,7 @@ class CppProgram:
 
 def _static_size(size: Node, mutable: set) -> int | None:
     """The value of a dim known when compiling, else None."""
-    if size.op.name == "const" and size not in mutable:
+    if size.op is CONST and size not in mutable:
         return int(size.attrs["value"])
     return None
 
@@ -336,7 +336,7 @@ class _HostEmitter(BodyEmitter):
         released = {}
         for k, out in enumerate(self.cpp.program.outputs):
             name = self.name(out)
-            if out.op.name == "input":
+            if out.op is INPUT:
                 self.emit(f"out[{k}].data = in[{out.attrs['index']}].data;")
             elif out in released:
                 self.emit(f"out[{k}].data = out[{released[out]}].data;")

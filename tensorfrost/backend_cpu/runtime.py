@@ -15,6 +15,7 @@ from cffi import FFI
 from ..ir import dtypes as dt
 from ..ir.errors import CompileError, RuntimeCheckError, generated_code_rejected
 from ..ir.node import walk
+from ..ir.ops import INPUT, KERNEL
 from ..runtime import TensorMemory
 from .compiler import CompilerSetupError, build_library
 from .emit_cpp import CppProgram
@@ -149,7 +150,7 @@ class CpuExecutable:
         outputs = program.outputs
         self.outputs = []  # per output: (dtype, rank, alias) where alias says which tensor it is
         for k, out in enumerate(outputs):
-            if out.op.name == "input":
+            if out.op is INPUT:
                 alias = ("input", out.attrs["index"])
             elif out in outputs[:k]:
                 alias = ("output", outputs.index(out))
@@ -229,7 +230,7 @@ def _rejected(program, log: str) -> CompileError:
     """g++'s error, pointed at the user's lines of the kernel (or host code) it is in."""
     function = re.search(r"In function [^\w]*(?:\w+\s+)*?(\w+)\(", log)
     name = function.group(1) if function else ""
-    kernels = [n for n in program.walk() if n.op.name == "kernel"
+    kernels = [n for n in program.walk() if n.op is KERNEL
                and (name == n.attrs.get("name") or name.startswith(f"{n.attrs.get('name')}_"))]
     kernel = max(kernels, key=lambda n: len(n.attrs["name"]), default=None)  # p_k1 is not p_k12
     if kernel is not None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..emit.clike import BodyEmitter, Lang
 from ..ir.node import Node, walk
+from ..ir.ops import BREAK, CONTINUE, DIM_ID, IF, KERNEL, LOAD, LOOP, SET, STORE
 from ..ir.shapes import shapes_equal, static_value
 
 LANES = 32  # elements along the last grid axis per tile (two AVX-512 vectors of floats)
@@ -36,7 +37,7 @@ class Tiling:
         self.kernel = kernel
         self.variance = variance
         self.masked_loops = masked_loops
-        self.masked = bool(masked_loops) or any(n.op.name == "if" for n in walk(kernel.body))
+        self.masked = bool(masked_loops) or any(n.op is IF for n in walk(kernel.body))
         self.rows = ROWS if kernel.rank >= 2 and not self.masked else 1
         # A narrow last axis (a matmul with 10 columns) is one whole tile of that width, so
         # its lane loops have constant bounds too.
@@ -47,13 +48,13 @@ class Tiling:
 def plan(kernel: Node) -> Tiling | None:
     """A tiling for ``kernel``, or None where it would not pay or not be valid."""
     nodes = list(walk(kernel.body))
-    if kernel.rank == 0 or not any(n.op.name == "loop" for n in nodes):
+    if kernel.rank == 0 or not any(n.op is LOOP for n in nodes):
         return None
-    if any(n.op.name == "continue" or n.op.name.startswith("scatter_") for n in nodes):
+    if any(n.op is CONTINUE or n.op.atomic for n in nodes):
         return None
-    if any(inner.op.name == "loop" for n in nodes if n.op.name == "if" for inner in walk(n.body)):
+    if any(inner.op is LOOP for n in nodes if n.op is IF for inner in walk(n.body)):
         return None
-    masked_loops = {n.enclosing("loop") for n in nodes if n.op.name == "break"}
+    masked_loops = {n.enclosing("loop") for n in nodes if n.op is BREAK}
     grid, last = kernel.shape, kernel.rank - 1
     axes = {last: "l", last - 1: "r"} if kernel.rank >= 2 else {last: "l"}
     variance: dict[Node, frozenset] = {}
@@ -62,28 +63,28 @@ def plan(kernel: Node) -> Tiling | None:
         changed = False
         for node in nodes:
             found = set(variance.get(node, ()))
-            if node.op.name == "dim_id" and shapes_equal(node.shape, grid) and node.attrs["axis"] in axes:
+            if node.op is DIM_ID and shapes_equal(node.shape, grid) and node.attrs["axis"] in axes:
                 found.add(axes[node.attrs["axis"]])
-            operands = node.args[1:] if node.op.name in ("load", "store") else node.args
+            operands = node.args[1:] if node.op in (LOAD, STORE) else node.args
             for arg in operands:
                 found |= variance.get(arg, frozenset())
-            if node.op.name == "set" and _under_mask(node, masked_loops):
+            if node.op is SET and _under_mask(node, masked_loops):
                 found.add("l")  # lanes leave the loop or take the branch at different times
             if found != variance.get(node, frozenset()):
                 variance[node] = frozenset(found)
                 changed = True
-            if node.op.name == "set":
+            if node.op is SET:
                 target = node.args[0]
                 merged = variance.get(target, frozenset()) | variance.get(node, frozenset())
                 if merged != variance.get(target, frozenset()):
                     variance[target] = merged
                     changed = True
-    if any(variance.get(a) for n in nodes if n.op.name == "loop" for a in n.args):
+    if any(variance.get(a) for n in nodes if n.op is LOOP for a in n.args):
         return None  # per-element loop bounds: elements of a tile would run different loops
     if _gathers_across_lanes(kernel, variance):
         return None  # lanes would read far apart; vectorize the loops themselves instead
     for node in nodes:  # masked statements run in the lane loops
-        if node.op.name in ("if", "break") or _under_mask(node, ()):
+        if node.op in (IF, BREAK) or _under_mask(node, ()):
             variance[node] = variance.get(node, frozenset()) | {"l"}
     return Tiling(kernel, variance, masked_loops)
 
@@ -91,9 +92,9 @@ def plan(kernel: Node) -> Tiling | None:
 def _under_mask(node: Node, masked_loops) -> bool:
     """True inside an ``if`` or a loop with a ``break``: some lanes may not run ``node``."""
     for owner in node.owner_chain():
-        if owner.op.name == "kernel":
+        if owner.op is KERNEL:
             return False
-        if owner.op.name == "if" or owner in masked_loops:
+        if owner.op is IF or owner in masked_loops:
             return True
     return False
 
@@ -102,14 +103,14 @@ def _gathers_across_lanes(kernel: Node, variance: dict) -> bool:
     """True if a load inside a loop, that changes with the loop's counter, reads elements
     of neighbouring lanes that are not neighbours in memory (a row sum's X[i, k], a
     transposed matrix): tiling would turn it into gathers."""
-    for loop in (n for n in walk(kernel.body) if n.op.name == "loop"):
+    for loop in (n for n in walk(kernel.body) if n.op is LOOP):
         for node in walk(loop.body):
-            if node.op.name != "load" or "l" not in variance.get(node, ()):
+            if node.op is not LOAD or "l" not in variance.get(node, ()):
                 continue
             if not _depends_on(node, loop):
                 continue
             index = node.args[1:]
-            last_is_lane = index and index[-1].op.name == "dim_id" and \
+            last_is_lane = index and index[-1].op is DIM_ID and \
                 index[-1].attrs["axis"] == kernel.rank - 1 and shapes_equal(index[-1].shape, kernel.shape)
             if not last_is_lane or any("l" in variance.get(i, ()) for i in index[:-1]):
                 return True
@@ -154,7 +155,7 @@ class TiledEmitter(BodyEmitter):
         def assign(nodes):
             current = None
             for node in nodes:
-                if node.op.name == "loop":
+                if node.op is LOOP:
                     current = None
                     counter[0] += 1
                     assign(node.body.nodes)
@@ -164,9 +165,9 @@ class TiledEmitter(BodyEmitter):
                         counter[0] += 1
                         current = counter[0]
                     run_of[node] = current
-                    if node.op.name == "if":  # a masked if runs in its condition's lane loop
+                    if node.op is IF:  # a masked if runs in its condition's lane loop
                         run_of.update((inner, current) for inner in walk(node.body))
-                elif node.op.name in ("set", "store"):
+                elif node.op in (SET, STORE):
                     current = None
         assign(self.tiling.kernel.body.nodes)
         arrays = {n for n in run_of if n in self.mutable}
@@ -175,7 +176,7 @@ class TiledEmitter(BodyEmitter):
                 if arg in run_of and run_of.get(node) != run_of[arg]:
                     arrays.add(arg)
         grid = self.tiling.kernel.shape
-        return {n for n in arrays if not (n.op.name == "dim_id" and shapes_equal(n.shape, grid))}
+        return {n for n in arrays if not (n.op is DIM_ID and shapes_equal(n.shape, grid))}
 
     def subscript(self, node: Node) -> str:
         variance = self.tiling.variance.get(node, frozenset())
@@ -211,13 +212,13 @@ class TiledEmitter(BodyEmitter):
 
     def scope(self, nodes) -> None:
         for node in nodes:
-            if node.op.name == "loop":
+            if node.op is LOOP:
                 self.flush()
                 self.statement(node)
             elif self.tiling.variance.get(node):
                 self.pending.append(node)
             else:
-                if node.op.name in ("set", "store"):
+                if node.op in (SET, STORE):
                     self.flush()
                 self.statement(node)
         self.flush()

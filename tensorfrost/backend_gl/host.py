@@ -16,6 +16,7 @@ import numpy as np
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node, Program
+from ..ir.ops import CONST, SET
 from ..runtime import allocation_labels
 from .shader import buffer_order, shader_identifier
 
@@ -27,7 +28,7 @@ class PythonHost:
 
     def __init__(self, program: Program):
         self.program = program
-        self.mutable = {n.args[0] for n in program.walk() if n.op.name == "set"}
+        self.mutable = {n.args[0] for n in program.walk() if n.op is SET}
         self.names: dict[Node, str] = {}
         self.namespace: dict = {"np": np}
         for dtype, scalar in SCALAR_TYPES.items():
@@ -45,7 +46,7 @@ class PythonHost:
         return shader_identifier(node, self.names)
 
     def value(self, node: Node) -> str:
-        if node.op.name == "const" and node not in self.mutable:
+        if node.op is CONST and node not in self.mutable:
             name = f"_c{node.id}"
             self.namespace[name] = SCALAR_TYPES[node.dtype](node.attrs["value"])
             return name

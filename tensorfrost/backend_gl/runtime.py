@@ -19,6 +19,7 @@ import numpy as np
 from ..ir import dtypes as dt
 from ..ir.errors import CompileError, GlThreadError, RuntimeCheckError, TensorFrostError, generated_code_rejected
 from ..ir.node import walk
+from ..ir.ops import KERNEL
 from ..runtime import MAX_ELEMENTS, TensorMemory, shape_problem
 from . import context
 from .glsl import NV_FLOAT_ATOMICS, emit_kernel
@@ -145,7 +146,7 @@ class GlExecutable:
     def __init__(self, backend: GlBackend, program):
         self.backend = backend
         self.program = program
-        kernels = [n for n in program.walk() if n.op.name == "kernel"]
+        kernels = [n for n in program.walk() if n.op is KERNEL]
         self.kernels = [_Kernel(backend, k) for k in kernels]
         self.kernel_sources = ["\n".join(p.shader.source for p in k.pieces) for k in self.kernels]
         self.main_source, self.main = build_host(program)

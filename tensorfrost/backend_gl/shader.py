@@ -22,6 +22,7 @@ import re
 from ..emit.clike import BodyEmitter, Lang, c_comment, identifier
 from ..ir import dtypes as dt
 from ..ir.node import Node, walk
+from ..ir.ops import SET
 
 GROUP_SIZE = 256
 _ORDER = ("lt", "le", "gt", "ge")
@@ -189,7 +190,7 @@ class ShaderBody(BodyEmitter):
 
 
 def has_float_atomic(kernel: Node, memory: Node, combines) -> bool:
-    return any(n.op.name.startswith("scatter_") and n.args[0] is memory and n.op.combine in combines
+    return any(n.op.atomic and n.args[0] is memory and n.op.combine in combines
                for n in walk(kernel.body))
 
 
@@ -199,7 +200,7 @@ def make_slots(kernel: Node, names: dict, native_float_add: bool, parts: dict | 
     gives a buffer's part count where above 1."""
     slots, binding = [], 0
     cas = ("add", "min", "max") if not native_float_add else ("min", "max")
-    used = None if keep is None else {n.args[0] for n in keep if n.op.kind == "memory" and n.op.name != "set"}
+    used = None if keep is None else {n.args[0] for n in keep if n.op.kind == "memory" and n.op is not SET}
     for memory in buffer_order(kernel):
         if used is not None and memory not in used:
             continue
@@ -214,7 +215,7 @@ def make_slots(kernel: Node, names: dict, native_float_add: bool, parts: dict | 
 def mutable_nodes(kernel: Node) -> set:
     """Variables the kernel sets, and uniforms (a host variable must be read by name, not
     folded as its initial constant)."""
-    return {n.args[0] for n in walk(kernel.body) if n.op.name == "set"} | set(kernel.attrs["uniforms"])
+    return {n.args[0] for n in walk(kernel.body) if n.op is SET} | set(kernel.attrs["uniforms"])
 
 
 # -- the prelude, cut into blocks so that a kernel carries only what it uses ------------------

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from ..ir.errors import CompileError
 from ..ir.node import Node, operands, walk
+from ..ir.ops import LOAD, SET, STORE
 from .shader import buffer_order
 
 
 def _writes(kernel: Node) -> list:
-    return [n for n in walk(kernel.body) if n.op.name == "store" or n.op.name.startswith("scatter_")]
+    return [n for n in walk(kernel.body) if n.op is STORE or n.op.atomic]
 
 
 def backward_slice(kernel: Node, roots) -> set:
@@ -25,9 +26,9 @@ def backward_slice(kernel: Node, roots) -> set:
     sets_of: dict[Node, list] = {}
     exits_of: dict[Node, list] = {}
     for node in inside:
-        if node.op.name == "set":
+        if node.op is SET:
             sets_of.setdefault(node.args[0], []).append(node)
-        elif node.op.name in ("break", "continue"):
+        elif node.op.jump:
             loop = node.enclosing("loop")
             if loop is not None:
                 exits_of.setdefault(loop, []).append(node)
@@ -47,8 +48,7 @@ def backward_slice(kernel: Node, roots) -> set:
 
 
 def _buffers(kept: set) -> set:
-    return {n.args[0] for n in kept if n.op.name == "load" or n.op.name == "store" or
-            n.op.name.startswith("scatter_")}
+    return {n.args[0] for n in kept if n.op in (LOAD, STORE) or n.op.atomic}
 
 
 def split_kernel(kernel: Node, max_buffers: int) -> list | None:
@@ -57,7 +57,7 @@ def split_kernel(kernel: Node, max_buffers: int) -> list | None:
         return None
     name = kernel.attrs["name"]
     written = kernel.attrs["written"]
-    loaded = {n.args[0] for n in walk(kernel.body) if n.op.name == "load"}
+    loaded = {n.args[0] for n in walk(kernel.body) if n.op is LOAD}
     if written & loaded:
         raise CompileError(f"kernel {name} uses {len(kernel.attrs['buffers'])} buffers, more than the "
                            f"{max_buffers} this OpenGL driver binds in one shader, and reads a buffer it "

@@ -17,7 +17,7 @@ import numpy as np
 from ..ir import dtypes as dt
 from ..ir.errors import InternalError
 from ..ir.node import Node, walk
-from ..ir.ops import BREAK, LOOP
+from ..ir.ops import BREAK, CONST, DIM_ID, LOOP
 from ..ir.shapes import describe_shape, dims_equal, shapes_equal, static_value
 
 
@@ -120,7 +120,7 @@ def shift_of(index: Node, grid, axis: int) -> int:
     if index.op.name not in ("add", "sub") or len(index.args) != 2:
         return 0
     base, amount = index.args
-    if not (base.op.name == "dim_id" and base.attrs["axis"] == axis and shapes_equal(base.shape, grid)):
+    if not (base.op is DIM_ID and base.attrs["axis"] == axis and shapes_equal(base.shape, grid)):
         return 0
     value = static_value(amount) if amount.dtype is dt.int32 else None
     if value is None:
@@ -151,9 +151,9 @@ class BodyEmitter:
         return identifier(node, self.names)
 
     def value(self, node: Node) -> str:
-        if node.op.name == "const" and node not in self.mutable:
+        if node.op is CONST and node not in self.mutable:
             return self.lang.literal(node.attrs["value"], node.dtype)
-        if node.op.name == "dim_id" and shapes_equal(node.shape, self.grid):
+        if node.op is DIM_ID and shapes_equal(node.shape, self.grid):
             return self.grid_vars[node.attrs["axis"]]
         return self.name(node)
 
@@ -163,7 +163,7 @@ class BodyEmitter:
     # -- indexing -----------------------------------------------------------------------------
 
     def in_range(self, index: Node, dim: Node) -> bool:
-        if index.op.name == "dim_id" and shapes_equal(index.shape, self.grid):
+        if index.op is DIM_ID and shapes_equal(index.shape, self.grid):
             return dims_equal(self.grid[index.attrs["axis"]], dim)
         if self.interior is not None and self.grid and dims_equal(self.grid[-1], dim):
             shift = shift_of(index, self.grid, len(self.grid) - 1)
@@ -172,7 +172,7 @@ class BodyEmitter:
         value, size = static_value(index), static_value(dim)
         if value is not None:
             return size is not None and 0 <= value < size
-        if index.op.name == "loop":
+        if index.op is LOOP:
             begin, end, step = index.args
             b, s = static_value(begin), static_value(step)
             return b is not None and b >= 0 and s is not None and s > 0 and dims_equal(end, dim)
@@ -182,7 +182,7 @@ class BodyEmitter:
         if not index:
             return "0"
         identity = (self.flat_var is not None and shapes_equal(memory.shape, self.grid)
-                    and all(i.op.name == "dim_id" and i.attrs["axis"] == k and shapes_equal(i.shape, self.grid)
+                    and all(i.op is DIM_ID and i.attrs["axis"] == k and shapes_equal(i.shape, self.grid)
                             for k, i in enumerate(index)))
         if identity:
             return self.flat_var

@@ -22,6 +22,7 @@ import re
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node
+from ..ir.ops import KERNEL
 from .cpp_host import MainFunction, cpp_header
 
 _UNIFORM_READ = {dt.float32: "tf_asfloat(tf_uniforms[{}])", dt.int32: "tf_asint(tf_uniforms[{}])",
@@ -55,7 +56,7 @@ def _cpp_dispatch_entry(kernel: Node) -> str:
 
 def kernel_sources(program, lang: str) -> list[str]:
     """The source of every kernel of a compiled program in ``lang`` ('cpp', 'glsl', 'hlsl')."""
-    kernels = [n for n in program.walk() if n.op.name == "kernel"]
+    kernels = [n for n in program.walk() if n.op is KERNEL]
     if lang == "glsl":
         from ..backend_gl.glsl import emit_kernel
         return [emit_kernel(k).source for k in kernels]
@@ -101,7 +102,7 @@ class CodegenBackend:
             function_name, k = f"{base}_{k}", k + 1
         if function_name != base:  # kernel names must be unique across the generated code too
             for node in program.walk():
-                if node.op.name == "kernel":
+                if node.op is KERNEL:
                     node.attrs["name"] = f"{function_name}_k{node.attrs['index']}"
         executable = CodegenExecutable(program, function_name, len(_Generated.kernels), settings.kernel_lang.name)
         _Generated.function_names.add(function_name)
