@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as dt
-from .ops import ELEMENTWISE, OPS, Op, bitcast_to, cast_to, register
+from .op_rules import ELEMENTWISE, OPS, Op, bitcast_to, cast_to, register
 
 _I32_MIN = np.int32(np.iinfo(np.int32).min)
 
