@@ -54,7 +54,7 @@ def plan(kernel: Node) -> Tiling | None:
         return None
     if any(inner.op is LOOP for n in nodes if n.op is IF for inner in walk(n.body)):
         return None
-    masked_loops = {n.enclosing("loop") for n in nodes if n.op is BREAK}
+    masked_loops = {n.enclosing_loop() for n in nodes if n.op is BREAK}
     grid, last = kernel.shape, kernel.rank - 1
     axes = {last: "l", last - 1: "r"} if kernel.rank >= 2 else {last: "l"}
     variance: dict[Node, frozenset] = {}
@@ -265,7 +265,7 @@ class TiledEmitter(BodyEmitter):
         self.conditions.pop()
 
     def stmt_break(self, node: Node) -> None:
-        live = _live_name(self, node.enclosing("loop"))
+        live = _live_name(self, node.enclosing_loop())
         taken = " & ".join(self.conditions) or "true"
         self.emit(f"{live}[tf_l] = {live}[tf_l] & !({taken});")
 

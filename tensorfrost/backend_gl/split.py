@@ -29,7 +29,7 @@ def backward_slice(kernel: Node, roots) -> set:
         if node.op is SET:
             sets_of.setdefault(node.args[0], []).append(node)
         elif node.op.jump:
-            loop = node.enclosing("loop")
+            loop = node.enclosing_loop()
             if loop is not None:
                 exits_of.setdefault(loop, []).append(node)
     kept, work = set(), list(roots)

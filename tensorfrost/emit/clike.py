@@ -282,7 +282,7 @@ class BodyEmitter:
     def block(self, node: Node) -> None:
         self.depth += 1
         if self.lang.interrupt_check and node.op is LOOP and any(
-                n.op is BREAK and n.enclosing("loop") is node for n in walk(node.body)):
+                n.op is BREAK and n.enclosing_loop() is node for n in walk(node.body)):
             self.emit(self.lang.interrupt_check)
         self.scope(node.body.nodes)
         self.depth -= 1

@@ -1,7 +1,7 @@
 """Reductions, scans, views and matrix products of the public API.
 
 They build single high-level nodes (``reduce_sum``, ``transpose``, ``matmul``...). The
-compiler lowers them to loops and index remaps later (``opt/lower_*``), so fusion sees
+compiler lowers them to loops and index remaps later (``opt/lower.py``), so fusion sees
 through them: ``tf.sum(A[i, k] * B[k, j], axis=2)`` becomes one kernel.
 """
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
+from .ops import LOOP
+
 _ids = itertools.count(1)
 
 
@@ -50,8 +52,9 @@ class Node:
             yield scope.owner
             scope = scope.owner.scope
 
-    def enclosing(self, op_name: str) -> Node | None:
-        return next((n for n in self.owner_chain() if n.op.name == op_name), None)
+    def enclosing_loop(self) -> Node | None:
+        """The innermost loop around this node (the one its break/continue would leave)."""
+        return next((n for n in self.owner_chain() if n.op is LOOP), None)
 
 
 class Scope:

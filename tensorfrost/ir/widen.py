@@ -160,7 +160,7 @@ def _divergence(loop: Node) -> list:
     stack = list(loop.body.nodes)
     while stack:
         node = stack.pop()
-        if node.op.jump and node.enclosing("loop") is loop:
+        if node.op.jump and node.enclosing_loop() is loop:
             shapes += [o.args[0].shape for o in node.owner_chain() if o.op is IF and o.args[0].rank]
         if node.body is not None and node.op is not LOOP:
             stack.extend(node.body.nodes)

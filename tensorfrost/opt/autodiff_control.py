@@ -145,7 +145,7 @@ def _bound_by_trips(program: Program, loop: Node) -> None:
     a first run without the tape counts them (per element, then the most), and the taped
     run makes that many. (A ``while`` is bounded only by 2**31 - 1, far more rows than a
     tape can hold.) The counting run writes no memory and updates copies of the variables."""
-    jumps = [n for n in walk(loop.body) if n.op.jump and n.enclosing("loop") is loop]
+    jumps = [n for n in walk(loop.body) if n.op.jump and n.enclosing_loop() is loop]
     if not any(j.op is BREAK for j in jumps):
         return
     # Every per-element jump makes elements take their own paths to a break.
@@ -176,7 +176,7 @@ def _bound_by_trips(program: Program, loop: Node) -> None:
 
 
 def _linearize(program: Program, loop: Node) -> None:
-    jumps = [n for n in walk(loop.body) if n.op.jump and n.enclosing("loop") is loop]
+    jumps = [n for n in walk(loop.body) if n.op.jump and n.enclosing_loop() is loop]
     if not jumps:
         return
     conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op is IF and _inside(o, loop)]
@@ -189,7 +189,7 @@ def _linearize(program: Program, loop: Node) -> None:
     def transform(nodes: list[Node], scope: Scope) -> list[Node]:
         out = []
         for k, node in enumerate(nodes):
-            if node.op.jump and node.enclosing("loop") is loop:
+            if node.op.jump and node.enclosing_loop() is loop:
                 false = _const(False)
                 out += [false, _make("set", [active if node.op is BREAK else going, false], shape=shape)]
             else:
@@ -224,7 +224,7 @@ def _guard(nodes: list[Node], flags, shape) -> list[Node]:
 
 
 def _has_jump(node: Node, loop: Node) -> bool:
-    return any(n.op.jump and n.enclosing("loop") is loop for n in _subtree(node))
+    return any(n.op.jump and n.enclosing_loop() is loop for n in _subtree(node))
 
 
 def _inside(node: Node, loop: Node) -> bool:

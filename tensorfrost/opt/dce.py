@@ -40,7 +40,7 @@ def run(program: Program) -> Program:
             if is_write(node) and node.args[0] in live:
                 mark(node)
                 changed = True
-            elif node.op.jump and node.enclosing("loop") in live:
+            elif node.op.jump and node.enclosing_loop() in live:
                 mark(node)
                 changed = True
     _sweep(program.root, live)

@@ -414,7 +414,7 @@ class _Fusion:
         for inner in _walk_body(node):
             if inner.op is KERNEL:
                 continue
-            if inner.op.jump and inner.enclosing("loop") is node:
+            if inner.op.jump and inner.enclosing_loop() is node:
                 owner = next(inner.owner_chain(), None)
                 if owner is not None and owner.op is IF and owner.args[0] not in self.host \
                         and owner.args[0].rank > 0:
@@ -432,7 +432,7 @@ def _uses(node: Node, variable: Node) -> bool:
 
 def _leaves(block: Node, loop: Node) -> bool:
     """True if a break/continue inside ``block`` jumps out of ``loop``."""
-    return any(n.op.jump and n.enclosing("loop") is loop for n in _walk_body(block))
+    return any(n.op.jump and n.enclosing_loop() is loop for n in _walk_body(block))
 
 
 def _defined_in(node: Node, block: Node) -> bool:

@@ -28,7 +28,7 @@ def jumps(loop: Node) -> list[Node]:
     found, stack = [], list(loop.body.nodes)
     while stack:
         node = stack.pop()
-        if node.op.jump and node.enclosing("loop") is loop:
+        if node.op.jump and node.enclosing_loop() is loop:
             found.append(node)
         if node.body is not None and node.op is not LOOP:
             stack.extend(node.body.nodes)
@@ -157,7 +157,7 @@ class _Masks:
         guarded: list[Node] = []
         for k, node in enumerate(nodes):
             leaves = self.loop is not None and node.op.jump \
-                and node.enclosing("loop") is self.loop
+                and node.enclosing_loop() is self.loop
             if top and node.dtype is not None and node.body is None and node.op is not LOAD and self.uniform(node):
                 out.append(node)  # a host value: computed before the guarded work around it
                 continue
