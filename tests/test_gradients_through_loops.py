@@ -1,6 +1,7 @@
 """Gradients through loops written the way simulations are: scalar parameters read in loops,
 data-dependent whiles, break and continue, a spring chain, a heat equation, a bouncing
-ball, a sphere tracer and a backtracking line search.
+ball, a sphere tracer and a backtracking line search (the defects, the ball and the tracer
+in both front ends).
 
 Every gradient is compared with central differences, in float64, of a plain numpy/Python
 reference that mirrors the program step by step (same clamped indexing, same order of
@@ -386,6 +387,30 @@ def test_bouncing_projectile_restitution_gradient(backend):
     np.testing.assert_allclose(grad.numpy, want, rtol=RTOL)
 
 
+def test_bouncing_projectile_restitution_gradient_traced(backend):
+    """The same projectile in the tracing style: tf.loop and tf.if_cond with .val updates."""
+    def bounce():
+        v0 = tf.input([-1], tf.float32)
+        e = tf.input([1], tf.float32)
+        y = v0 * 0.0 + 0.5
+        vy = v0 * 1.0
+        with tf.loop(60):
+            vy.val = vy - G * STEP
+            y.val = y + vy * STEP
+            with tf.if_cond(y < 0.0):
+                y.val = -y * e[0]
+                vy.val = -vy * e[0]
+        loss = tf.sum(y)
+        return [loss, tf.grad(loss, e)]
+
+    v0 = np.array([2.5, 3.0, 4.0, 5.5, 8.5, 12.0], np.float32)
+    e = np.array([0.8], np.float32)
+    heights = bounce_reference(f64(v0), 0.8, [])  # (the native test checks that no bounce is near a step)
+    loss, grad = tf.compile(bounce)(v0, e)
+    np.testing.assert_allclose(loss.numpy, [heights.sum()], rtol=1e-3)
+    np.testing.assert_allclose(grad.numpy, central(lambda ee: bounce_reference(f64(v0), ee[0], []), e), rtol=RTOL)
+
+
 # -- 7. a sphere tracer -------------------------------------------------------------------------
 
 H, W, MISS = 12, 16, 8.0
@@ -454,6 +479,34 @@ def test_sphere_tracer_radius_gradient(backend):
     got_image, grad = render(r)
     np.testing.assert_allclose(got_image.numpy, image, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(grad.numpy, want, rtol=RTOL)
+
+
+def test_sphere_tracer_radius_gradient_traced(backend):
+    """The same sphere tracer in the tracing style: tf.loop, tf.if_cond, tf.break_loop."""
+    def render():
+        r = tf.input([1], tf.float32)
+        py, px = tf.indices([H, W])
+        u = (tf.float(px) + 0.5) / W * 2.0 - 1.0
+        v = (1.0 - (tf.float(py) + 0.5) / H * 2.0) * (H / W)
+        norm = tf.sqrt(u * u + v * v + 1.5 * 1.5)
+        dx, dy, dz = u / norm, v / norm, 1.5 / norm
+        t = tf.zeros([H, W], tf.float32)
+        hit = tf.zeros([H, W], tf.float32)
+        with tf.loop(64):
+            x, y, z = dx * t, dy * t, -3.0 + dz * t
+            d = tf.sqrt(x * x + y * y + z * z) - r[0]
+            with tf.if_cond(d < 1e-4):
+                hit.val = 1.0
+                tf.break_loop()
+            t.val = t + d
+        image = tf.select(hit > 0.5, t, MISS)
+        return [image, tf.grad(tf.sum(tf.sum(image)), r)]
+
+    r = np.array([1.0], np.float32)
+    image, _ = sphere_reference(1.0)  # (the native test checks that no decision is near a flip)
+    got_image, grad = tf.compile(render)(r)
+    np.testing.assert_allclose(got_image.numpy, image, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(grad.numpy, central(lambda rr: sphere_reference(rr[0])[0], r), rtol=RTOL)
 
 
 # -- 8. gradient descent with a backtracking line search ---------------------------------------
