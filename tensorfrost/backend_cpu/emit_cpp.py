@@ -16,6 +16,7 @@ from ..ir import dtypes as dt
 from ..ir.node import Node, Program, walk
 from ..ir.ops import BREAK, CONST, CONTINUE, IF, INPUT, KERNEL, LOAD, LOOP, SET, STORE
 from ..ir.shapes import dims_equal
+from ..opt.analysis import set_variables
 from ..runtime import MAX_ELEMENTS, allocation_labels
 from . import tiling
 
@@ -89,10 +90,6 @@ def prelude() -> str:
         return f.read()
 
 
-def _mutable(program: Program) -> set:
-    return {n.args[0] for n in program.walk() if n.op is SET}
-
-
 class CppProgram:
     """The generated source of one program, split as the API exposes it."""
 
@@ -100,7 +97,7 @@ class CppProgram:
         self.program = program
         self.lang = CppLang()
         self.names: dict[Node, str] = {}
-        self.mutable = _mutable(program)
+        self.mutable = set_variables(program.walk())
         self.bounded = index_arithmetic(program.walk())
         kernels = [n for n in program.walk() if n.op is KERNEL]
         self.kernel_sources = [self.kernel(k) for k in kernels]

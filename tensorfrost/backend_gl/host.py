@@ -16,7 +16,8 @@ import numpy as np
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node, Program
-from ..ir.ops import CONST, SET
+from ..ir.ops import CONST
+from ..opt.analysis import set_variables
 from ..runtime import allocation_labels
 from .shader import buffer_order, shader_identifier
 
@@ -28,7 +29,7 @@ class PythonHost:
 
     def __init__(self, program: Program):
         self.program = program
-        self.mutable = {n.args[0] for n in program.walk() if n.op is SET}
+        self.mutable = set_variables(program.walk())
         self.names: dict[Node, str] = {}
         self.namespace: dict = {"np": np}
         for dtype, scalar in SCALAR_TYPES.items():

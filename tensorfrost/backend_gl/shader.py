@@ -23,6 +23,7 @@ from ..emit.clike import BodyEmitter, Lang, c_comment, identifier
 from ..ir import dtypes as dt
 from ..ir.node import Node, walk
 from ..ir.ops import SET
+from ..opt.analysis import set_variables
 
 GROUP_SIZE = 256
 _ORDER = ("lt", "le", "gt", "ge")
@@ -215,7 +216,7 @@ def make_slots(kernel: Node, names: dict, native_float_add: bool, parts: dict | 
 def mutable_nodes(kernel: Node) -> set:
     """Variables the kernel sets, and uniforms (a host variable must be read by name, not
     folded as its initial constant)."""
-    return {n.args[0] for n in walk(kernel.body) if n.op is SET} | set(kernel.attrs["uniforms"])
+    return set_variables(walk(kernel.body)) | set(kernel.attrs["uniforms"])
 
 
 # -- the prelude, cut into blocks so that a kernel carries only what it uses ------------------

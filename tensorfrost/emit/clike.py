@@ -17,7 +17,7 @@ import numpy as np
 from ..ir import dtypes as dt
 from ..ir.errors import InternalError
 from ..ir.node import Node, walk
-from ..ir.ops import BREAK, CONST, DIM_ID, LOOP
+from ..ir.ops import BREAK, CONST, DIM_ID, INPUT_DIM, LOOP
 from ..ir.shapes import describe_shape, dims_equal, shapes_equal, static_value
 
 
@@ -106,8 +106,7 @@ def index_arithmetic(nodes) -> set:
     index arithmetic, whose values stay far from overflowing (tensors have < 2**31 elements)."""
     bounded: set = set()
     for node in nodes:
-        name = node.op.name
-        if name in ("dim_id", "loop", "input_dim") or (name == "const" and node.dtype is dt.int32):
+        if node.op in (DIM_ID, LOOP, INPUT_DIM) or (node.op is CONST and node.dtype is dt.int32):
             bounded.add(node)
         elif node.op.kind == "elementwise" and node.dtype is dt.int32 and all(a in bounded for a in node.args):
             bounded.add(node)

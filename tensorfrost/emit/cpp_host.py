@@ -23,7 +23,7 @@ import re
 
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program
-from ..ir.ops import SET
+from ..opt.analysis import set_variables
 from ..runtime import MAX_ELEMENTS
 from .clike import BodyEmitter, Lang, c_string, identifier
 
@@ -59,7 +59,7 @@ class MainFunction(BodyEmitter):
         super().__init__(HostLang())
         self.program = program
         self.kernel_offset = kernel_offset
-        self.mutable = {n.args[0] for n in program.walk() if n.op is SET}
+        self.mutable = set_variables(program.walk())
         used = set()
         params = []
         for node, label in zip(program.inputs, program.input_names, strict=True):

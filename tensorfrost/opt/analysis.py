@@ -22,6 +22,12 @@ def mutable_nodes(program: Program) -> set[Node]:
     return {n.args[0] for n in program.walk() if is_write(n)}
 
 
+def set_variables(nodes) -> set[Node]:
+    """The variables among ``nodes``' writes that ``set`` replaces whole: what emitters
+    declare mutable (after the memory pass, memory is written by stores and scatters)."""
+    return {n.args[0] for n in nodes if n.op is SET}
+
+
 class MutationInfo:
     """Where each mutable node is written, by program position.
 
