@@ -59,6 +59,7 @@ class _Fusion:
         self.host_needed = _dim_cones(program)
         self.host = self._host_values()
         self.deferred: set[Node] = set()  # declarations that join the cluster of their first use
+        self.plans: dict[Node, list] = {}  # host loops and ifs: the plan of their body, made once
 
     # -- classification ---------------------------------------------------------------------
 
@@ -116,7 +117,7 @@ class _Fusion:
                     items += self._added(mask_loop(self.program, node, self.is_host_item))
                     body = self.plan(node.body)
                 if shape is None:
-                    node.attrs["_plan"] = self._jumps_on_host(body, node) if node.op is LOOP else body
+                    self.plans[node] = self._jumps_on_host(body, node) if node.op is LOOP else body
                     items.append(("control", node))
                 else:
                     items.append(("device", node, shape))
@@ -150,8 +151,8 @@ class _Fusion:
         for item in items:
             node = item[1]
             if node.op is IF and _leaves(node, loop):
-                body = node.attrs.get("_plan") if item[0] == "control" else self.plan(node.body)
-                node.attrs["_plan"] = self._jumps_on_host(body, loop)
+                body = self.plans.get(node) if item[0] == "control" else self.plan(node.body)
+                self.plans[node] = self._jumps_on_host(body, loop)
                 item = ("control", node)
             out.append(item)
         return out
@@ -199,7 +200,7 @@ class _Fusion:
             return None
         for item in body:
             if item[0] == "control":
-                item[1].attrs.pop("_plan", None)
+                self.plans.pop(item[1], None)
         return grid
 
     def _runs_per_element(self, control: Node, outer: Node) -> bool:
@@ -319,8 +320,8 @@ class _Fusion:
     # -- building kernels ------------------------------------------------------------------------
 
     def build(self, scope: Scope) -> None:
-        items = self.plan(scope) if scope.owner is None or "_plan" not in scope.owner.attrs \
-            else scope.owner.attrs.pop("_plan")
+        items = self.plans.pop(scope.owner, None) if scope.owner is not None else None
+        items = items if items is not None else self.plan(scope)
         scope.set_nodes(self._assemble(items, _kernel, lambda node: self._control(node, [])))
 
     def _assemble(self, items: list, make_kernel, control) -> list:
@@ -369,7 +370,7 @@ class _Fusion:
                                  "need several kernels; move the loop out of the if", node.location)
             guard_block(node, conditions, self.is_host_item)
             body = self.plan(node.body)
-            node.attrs["_plan"] = self._jumps_on_host(body, node) if node.op is LOOP else body
+            self.plans[node] = self._jumps_on_host(body, node) if node.op is LOOP else body
         self._check_control(node)
         self.build(node.body)
         return [node]
@@ -390,7 +391,7 @@ class _Fusion:
             out.append(_guarded_kernel(_Cluster(condition.shape), [*outer], [snapshot]))
             condition = snapshot
         conditions = [*outer, (condition, node.location)]
-        items = node.attrs.pop("_plan", None) or self.plan(node.body)
+        items = self.plans.pop(node, None) or self.plan(node.body)
         for kind, inner, *_ in items:
             if kind == "host" and (is_write(inner) or inner.op.kind == "control"):
                 raise TraceError("a per-element if holds host work that cannot run per element (a write of a "
