@@ -265,3 +265,25 @@ def generated(a: F.Arg([-1], F.float32), b: F.Arg([-1], F.float32), c: F.Arg([-1
 def test_gradients_of_programs_random_testing_found(name, backend):
     source, size, seed = FOUND[name]
     _check_gradients(source.lstrip() + WITH_GRAD, size, seed, backend)
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_gradients_of_programs_random_testing_found_after_every_pass(name):
+    """The oracle runs the program after each pass (the autodiff pass once placed a loop
+    bound in its scope twice, which later passes hid)."""
+    source, size, seed = FOUND[name]
+    source = source.lstrip() + WITH_GRAD
+    arrays = inputs(size, seed, smooth=True)
+    want = central_gradients(source, arrays, 1e-3)
+    tf.initialize(tf.interpreter)
+    try:
+        program = tf.kernel_program(load(source, function="with_grad")).traced
+    finally:
+        tf.initialize(tf.cpu)
+    for pass_name, run_pass in PASSES:
+        program = run_pass(program)
+        got = interpret(clone_program(program), arrays)
+        for k in (0, 1):
+            smooth = ~np.isnan(want[k])
+            np.testing.assert_allclose(np.broadcast_to(got[k], want[k].shape)[smooth], want[k][smooth], rtol=2e-3,
+                                       atol=2e-3, err_msg=f"after {pass_name}, gradient w.r.t. input {k}")

@@ -134,7 +134,9 @@ def _uniform_bounds(program: Program, loop: Node) -> None:
     for node in walk(loop.body):
         node.args = [counter.node if a is loop else a for a in node.args]
     loop.body.set_nodes(prologue + loop.body.nodes)
-    loop.args = [builder.const(0, dt.int32), most.node, builder.const(1, dt.int32)]
+    # made without the builder, which would also place them: each node sits in one scope once
+    loop.args = [_make("const", [], dt.int32, (), {"value": v}) for v in (0, 1)]
+    loop.args.insert(1, most.node)
     loop.shape = ()
     for bound in loop.args[::2]:
         _insert_before(loop, [bound])
