@@ -10,6 +10,10 @@ import pytest
 
 import tensorfrost as tf
 
+# Every compile in the tests checks the IR's structure after the passes before fusion (and in the
+# subprocesses tests start, which inherit the environment).
+os.environ.setdefault("TENSORFROST_VALIDATE", "1")
+
 # Backends the whole suite runs on.
 BACKENDS = ["cpu", "opengl"]
 

@@ -1,5 +1,6 @@
 """Structural checks of a program: every operand is defined before it is used and is
-visible from where it is used (defined in the same scope or an enclosing one)."""
+visible from where it is used (defined in the same scope or an enclosing one), and every
+node sits in one scope, once."""
 
 from __future__ import annotations
 
@@ -34,6 +35,32 @@ def check_scoping(program: Program) -> None:
         if out.scope is not program.root:
             raise TraceError("a returned tensor was defined inside a tf.loop / tf.if_cond block; create it "
                              "before the block and update it with .val = ... inside", out.location)
+
+
+def structure_problem(program: Program) -> str | None:
+    """What breaks the IR's invariants (a pass's bug), or None: a node placed twice or in a
+    scope it does not name, or an operand not defined before its use. (Dims may still be
+    defined later, and between fusion and the memory pass a kernel may use a value of
+    another kernel: neither is checked here.)"""
+    seen: set[Node] = set()
+
+    def scan(scope: Scope) -> str | None:
+        for node in scope.nodes:
+            if node in seen:
+                return f"{node} is placed twice"
+            if node.scope is not scope:
+                return f"{node} is not in the scope it names"
+            for arg in node.args:
+                if arg not in seen and not (arg.op is LOOP and _inside(node, arg)):  # a counter in its loop
+                    return f"{node} uses {arg}, which is not defined before it"
+            seen.add(node)
+            if node.body is not None:
+                problem = scan(node.body)
+                if problem is not None:
+                    return problem
+        return None
+
+    return scan(program.root)
 
 
 def _inside(node: Node, loop: Node) -> bool:
