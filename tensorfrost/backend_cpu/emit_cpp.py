@@ -14,7 +14,7 @@ import os
 from ..emit.clike import BodyEmitter, Lang, c_comment, c_string, identifier, index_arithmetic, shift_of
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, walk
-from ..ir.ops import BREAK, CONST, CONTINUE, IF, INPUT, KERNEL, LOAD, LOOP, SET, STORE
+from ..ir.ops import ADD, BREAK, CONST, CONTINUE, IF, INPUT, KERNEL, LOAD, LOOP, MUL, SET, STORE
 from ..ir.shapes import dims_equal
 from ..opt.analysis import set_variables
 from ..runtime import MAX_ELEMENTS, allocation_labels
@@ -44,7 +44,7 @@ def _reduction_vars(loop: Node, mutable: set) -> dict:
         variable, value = node.args
         if variable in inside or value.op.name not in _OMP_REDUCTIONS or variable not in value.args:
             return {}
-        if value.op.name != "add" and variable.dtype.is_float and value.op.name != "mul":
+        if value.op not in (ADD, MUL) and variable.dtype.is_float:
             return {}
         uses = [n for n in body if variable in n.args]
         if any(n is not value and n is not node for n in uses):

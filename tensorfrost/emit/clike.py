@@ -17,7 +17,7 @@ import numpy as np
 from ..ir import dtypes as dt
 from ..ir.errors import InternalError
 from ..ir.node import Node, walk
-from ..ir.ops import BREAK, CONST, DIM_ID, INPUT_DIM, LOOP
+from ..ir.ops import ADD, BREAK, CONST, DIM_ID, INPUT_DIM, LOOP, SUB
 from ..ir.shapes import describe_shape, dims_equal, shapes_equal, static_value
 
 
@@ -116,7 +116,7 @@ def index_arithmetic(nodes) -> set:
 def shift_of(index: Node, grid, axis: int) -> int:
     """``c`` if ``index`` is ``i + c`` or ``i - c`` for the grid index ``i`` along ``axis``
     and a constant ``c``, else 0."""
-    if index.op.name not in ("add", "sub") or len(index.args) != 2:
+    if index.op not in (ADD, SUB) or len(index.args) != 2:
         return 0
     base, amount = index.args
     if not (base.op is DIM_ID and base.attrs["axis"] == axis and shapes_equal(base.shape, grid)):
@@ -124,7 +124,7 @@ def shift_of(index: Node, grid, axis: int) -> int:
     value = static_value(amount) if amount.dtype is dt.int32 else None
     if value is None:
         return 0
-    return value if index.op.name == "add" else -value
+    return value if index.op is ADD else -value
 
 
 class BodyEmitter:

@@ -13,7 +13,7 @@ import numpy as np
 
 from .errors import InternalError, RuntimeCheckError
 from .node import Node, Program, Scope
-from .ops import ELEMENTWISE, MATMUL, REDUCTION, SCAN, SET, STORE, VIEW
+from .ops import ELEMENTWISE, MATMUL, REDUCE_MAX, REDUCE_MIN, REDUCTION, SCAN, SET, STORE, VIEW
 
 _SCATTER_UFUNCS = {"add": np.add, "min": np.minimum, "max": np.maximum,
                    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
@@ -79,8 +79,7 @@ class Interpreter:
             elif kind in (REDUCTION, SCAN, VIEW, MATMUL):
                 self.define(node, _ALGORITHMS[kind](self, node))
             else:
-                getattr(self, "op_" + node.op.name.split("_")[0] if node.op.atomic
-                        else "op_" + node.op.name)(node)
+                getattr(self, "op_scatter" if node.op.atomic else "op_" + node.op.name)(node)
 
     # sources
 
@@ -241,7 +240,7 @@ def _reduce(interp: Interpreter, node: Node):
     x = interp.full(node.args[0])
     axis = node.attrs["axis"]
     ident = node.op.identity.get(node.dtype.kind)
-    kwargs = {"initial": ident} if node.op.name in ("reduce_max", "reduce_min") else {}
+    kwargs = {"initial": ident} if node.op in (REDUCE_MAX, REDUCE_MIN) else {}
     out = node.op.ref(x, axis=axis, **kwargs)
     return np.asarray(out).astype(node.dtype.numpy).reshape(interp.shape(node))
 

@@ -20,7 +20,7 @@ from ..ir.errors import TraceError
 from ..ir.mathfn import clamp, copy
 from ..ir.mathfn import max as maximum
 from ..ir.node import Node, Program, Scope, positions, scope_end, walk
-from ..ir.ops import BREAK, DETACH, IF, LOAD, LOOP, OPS, SET
+from ..ir.ops import BREAK, DETACH, IF, LOAD, LOOP, OPS, SET, SPLIT_DIM
 from ..ir.tensor import Tensor
 from ..ir.tracing import indices, scatterAdd, uniform
 from .analysis import is_write, mutable_nodes
@@ -443,7 +443,7 @@ def scatter_view(node: Node, g: Tensor) -> Tensor:
     source = node.args[0]
     out = list(indices([Tensor(d) for d in node.shape]))
     axis = node.attrs["axis"]
-    if node.op.name == "split_dim":
+    if node.op is SPLIT_DIM:
         joined = out[axis] * Tensor(node.shape[axis + 1]) + out[axis + 1]
         index = out[:axis] + [_clamp_index(joined, source.shape[axis])] + out[axis + 2:]
     else:

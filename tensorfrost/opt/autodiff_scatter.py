@@ -15,7 +15,7 @@ from ..ir import algorithms as alg
 from ..ir import dtypes as dt
 from ..ir.builder import current
 from ..ir.node import Node
-from ..ir.ops import CONST, DIM_ID
+from ..ir.ops import CONST, DIM_ID, DIV, MOD, MUL
 from ..ir.shapes import dims_equal, shapes_equal
 from ..ir.tensor import Tensor
 from ..ir.tracing import scatterAdd
@@ -65,17 +65,17 @@ def _injective(index: list[Node], grid, memory_shape) -> bool:
             if not dims_equal(grid[idx.attrs["axis"]], memory_shape[j]):
                 return False
             used.append(idx.attrs["axis"])
-        elif idx.op.name in ("mod", "div") and idx.args[0].op is DIM_ID \
+        elif idx.op in (MOD, DIV) and idx.args[0].op is DIM_ID \
                 and shapes_equal(idx.args[0].shape, grid):
-            pairs.setdefault((idx.args[0], idx.args[1]), {})[idx.op.name] = j
+            pairs.setdefault((idx.args[0], idx.args[1]), {})[idx.op] = j
         else:
             return False
     for (source, divisor), parts in pairs.items():
-        if set(parts) != {"mod", "div"} or not dims_equal(divisor, memory_shape[parts["mod"]]):
+        if set(parts) != {MOD, DIV} or not dims_equal(divisor, memory_shape[parts[MOD]]):
             return False
         size = grid[source.attrs["axis"]]
-        other = memory_shape[parts["div"]]
-        if size.op.name != "mul" or not any(dims_equal(size.args[a], divisor) and dims_equal(size.args[1 - a], other)
+        other = memory_shape[parts[DIV]]
+        if size.op is not MUL or not any(dims_equal(size.args[a], divisor) and dims_equal(size.args[1 - a], other)
                                             for a in (0, 1)):
             return False
         used.append(source.attrs["axis"])
