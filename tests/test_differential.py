@@ -257,6 +257,26 @@ def generated(a: F.Arg([-1], F.float32), b: F.Arg([-1], F.float32), c: F.Arg([-1
             f1 = F.tanh(f1 + f1) * 2.0
     return f1 - a
 """, 2, 420),
+    # A masked while in a host loop under a per-element if: the mask's declaration lived only
+    # in fusion's plan, and planning the loop again after guarding it by the if lost it.
+    "masked_while_in_guarded_host_loop": ("""
+def generated(a: F.Arg([-1], F.float32), b: F.Arg([-1], F.float32), c: F.Arg([-1], F.int32)):
+    f0 = -3.0
+    f1 = b
+    n0 = 1
+    if not ((c < -2) or (not (f1 < 0.5))):
+        for k1 in range(3):
+            k2 = 0
+            while ((c <= 1) or (k1 >= -1)) and k2 < 4:
+                k2 += 1
+                n0 += 2
+                if not (F.float(k1) != 3.25):
+                    continue
+            if f0 < f1:
+                break
+            f1 = F.tanh(((2.75 * -0.25) * (a + -2.0))) * 2.0
+    return f0 * 0.75 + f1 - a * F.float(n0)
+""", 9, 267),
 }
 
 

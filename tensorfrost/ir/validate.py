@@ -37,12 +37,14 @@ def check_scoping(program: Program) -> None:
                              "before the block and update it with .val = ... inside", out.location)
 
 
-def structure_problem(program: Program) -> str | None:
+def structure_problem(program: Program, ordered: bool = True) -> str | None:
     """What breaks the IR's invariants (a pass's bug), or None: a node placed twice or in a
-    scope it does not name, or an operand not defined before its use. (Dims may still be
-    defined later, and between fusion and the memory pass a kernel may use a value of
-    another kernel: neither is checked here.)"""
+    scope it does not name, or an operand not defined before its use. With ``ordered``
+    False (from fusion on, when a kernel may use a value another kernel defines, in any
+    order, until the memory pass gives it a buffer) an operand need only be placed somewhere
+    in the program. Dims may be defined later: they are not checked."""
     seen: set[Node] = set()
+    placed = set(program.walk()) if not ordered else seen
 
     def scan(scope: Scope) -> str | None:
         for node in scope.nodes:
@@ -51,8 +53,8 @@ def structure_problem(program: Program) -> str | None:
             if node.scope is not scope:
                 return f"{node} is not in the scope it names"
             for arg in node.args:
-                if arg not in seen and not (arg.op is LOOP and _inside(node, arg)):  # a counter in its loop
-                    return f"{node} uses {arg}, which is not defined before it"
+                if arg not in placed and not (arg.op is LOOP and _inside(node, arg)):  # a counter in its loop
+                    return f"{node} uses {arg}, which is not {'defined before it' if ordered else 'in the program'}"
             seen.add(node)
             if node.body is not None:
                 problem = scan(node.body)

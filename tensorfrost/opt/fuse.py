@@ -105,7 +105,7 @@ class _Fusion:
     def plan(self, scope: Scope) -> list:
         """Items of a scope: ("host", node), ("device", node, shape), ("control", node)."""
         items = []
-        for node in scope.nodes:
+        for node in list(scope.nodes):  # masking places nodes before a loop as it goes
             if node.op in (LOOP, IF):
                 body = self.plan(node.body)
                 shape = self._fused_shape(node, body)

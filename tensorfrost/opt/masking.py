@@ -45,7 +45,7 @@ def per_element_conditions(loop: Node, uniform) -> list[Node]:
 
 def mask_loop(program: Program, loop: Node, uniform) -> list[Node]:
     """Run ``loop`` under per-element masks (see the module docstring); returns the nodes
-    to place before it (the mask's declaration). ``uniform(node)`` tells host values."""
+    it placed before it (the mask's declaration). ``uniform(node)`` tells host values."""
     builder = Builder(program)
     shape = builder.broadcast([c.shape for c in per_element_conditions(loop, uniform)], "loop mask")
     before: list[Node] = []
@@ -65,14 +65,12 @@ def mask_loop(program: Program, loop: Node, uniform) -> list[Node]:
         going = builder.make("copy", [active], dtype=dt.bool1, shape=shape, name="going")
     masks = _Masks(loop, [(going, loop.location)], uniform, active, going)
     loop.body.set_nodes(prologue + masks.body())
-    for node in before:
-        node.scope = loop.scope
-    return before
+    return _place_before(loop, before)
 
 
 def uniform_bounds(program: Program, loop: Node) -> list[Node]:
     """Give a loop whose bounds differ per element the most trips any element makes, each
-    element leaving (break) after its own; returns the nodes to place before it."""
+    element leaving (break) after its own; returns the nodes it placed before it."""
     builder = Builder(program)
     begin, end, step = loop.args
     before: list[Node] = []
@@ -97,9 +95,7 @@ def uniform_bounds(program: Program, loop: Node) -> list[Node]:
     loop.body.set_nodes(prologue + loop.body.nodes)
     loop.args = [zero, most, one]
     loop.shape = ()
-    for node in before:
-        node.scope = loop.scope
-    return before
+    return _place_before(loop, before)
 
 
 def guard_block(block: Node, conditions: list, uniform) -> None:
@@ -212,6 +208,16 @@ class _Masks:
             self.guards.append(guard)
             out.append(guard)
             guarded.clear()
+
+
+def _place_before(loop: Node, nodes: list[Node]) -> list[Node]:
+    """Put ``nodes`` in the loop's scope just before it (a later planning of the scope, after
+    a guard moved it, must find them there) and return them."""
+    for node in nodes:
+        node.scope = loop.scope
+    index = loop.scope.nodes.index(loop)
+    loop.scope.nodes[index:index] = nodes
+    return nodes
 
 
 def _op(name: str):
