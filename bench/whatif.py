@@ -315,7 +315,8 @@ EXPERIMENTS = [
 @contextlib.contextmanager
 def patched_build(transform, flags: str):
     """While active, every program tensorfrost builds goes through ``transform`` and gets
-    ``flags``; yields a list that records whether the transform changed each source."""
+    ``flags``; yields a list that records whether the transform changed each source (a large
+    program is a list of translation units: the transform edits each)."""
     from tensorfrost.backend_cpu import runtime
     original = runtime.build_library
     changed: list[bool] = []
@@ -323,7 +324,10 @@ def patched_build(transform, flags: str):
     def build(source, name, extra_flags="", **options):
         if name == "tf_pool":  # the C buffer pool, not a program
             return original(source, name, extra_flags, **options)
-        new = transform(source) if transform is not None else source
+        if transform is None:
+            new = source
+        else:
+            new = transform(source) if isinstance(source, str) else [transform(unit) for unit in source]
         changed.append(new != source)
         return original(new, name, " ".join(f for f in (extra_flags, flags) if f), **options)
     runtime.build_library = build

@@ -279,6 +279,83 @@ def test_a_400_character_program_name_compiles(private_cache):
     assert all(len(p.name) < 100 for p in private_cache.iterdir())
 
 
+# -- large programs: translation units compiled in parallel ---------------------------------------
+
+
+def _particles(steps):
+    """A program of several kernels (a pairwise sum, an update, a reduction), in a host loop."""
+    def particles():
+        x = tf.input([-1], tf.float32)
+        n = x.shape[0]
+        pos, vel = x * 1.0, tf.zeros([n])
+        i, = pos.indices
+        with tf.loop(steps):
+            force = tf.zeros([n])
+            with tf.loop(n) as j:
+                force.val = force + tf.tanh(pos[j] - pos[i])
+            vel.val = vel * 0.9 + force * 0.01
+            pos.val = pos + vel * 0.1
+        return [pos, tf.sum(pos * pos)]
+    return particles
+
+
+def _particles_numpy(x, steps):
+    pos, vel = x.astype(np.float64), np.zeros(len(x))
+    for _ in range(steps):
+        vel = vel * 0.9 + np.tanh(pos[None, :] - pos[:, None]).sum(axis=1) * 0.01
+        pos = pos + vel * 0.1
+    return pos, (pos * pos).sum()
+
+
+@pytest.mark.parametrize("units", [1, 2, 3])
+def test_a_program_split_into_units_computes_the_same(private_cache, monkeypatch, units):
+    """A large program is compiled as several units at once and linked: its kernels, the
+    host code calling them across units, and the globals they share (where a failed check's
+    message goes) work as in one unit; only tf_main is exported."""
+    from tensorfrost.backend_cpu import runtime
+    monkeypatch.setattr(runtime, "unit_count", lambda characters: units)
+    x = np.random.default_rng(1).normal(size=37).astype(np.float32)
+    pos, energy = tf.compile(_particles(4))(x)
+    want_pos, want_energy = _particles_numpy(x, 4)
+    np.testing.assert_allclose(pos.numpy, want_pos, rtol=1e-5, atol=1e-5)  # float32 over 4 steps of 37 terms
+    np.testing.assert_allclose(energy.numpy, want_energy, rtol=1e-5)
+
+    def checked():
+        a = tf.input([-1], tf.float32)
+        b = tf.input([-1], tf.float32)
+        return [tf.sum(a * b), a * 2.0 + b]
+    dot = tf.compile(checked)
+    with pytest.raises(tf.RuntimeCheckError, match=r"b.shape\[0\] is 4 .* which is 3"):  # written across units
+        dot(np.ones(3, np.float32), np.ones(4, np.float32))
+    libraries = [p for p in private_cache.iterdir() if p.suffix == ".so" and p.name.startswith("particles")]
+    assert len(libraries) == 1
+    nm = shutil.which("nm")
+    if nm is not None:  # binutils come with g++
+        exported = subprocess.run([nm, "-D", "--defined-only", str(libraries[0])], capture_output=True, text=True,
+                                  check=True).stdout.split()
+        assert "tf_main" in exported and not any(name.startswith("particles") for name in exported)
+
+
+def test_only_large_programs_are_split_and_into_at_most_one_unit_per_core(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    assert compiler.unit_count(compiler.UNIT_CHARACTERS - 1) == 1
+    assert compiler.unit_count(2 * compiler.UNIT_CHARACTERS) == 2
+    assert compiler.unit_count(100 * compiler.UNIT_CHARACTERS) == 3
+
+
+def test_a_unit_that_fails_is_named_and_kept_and_a_failed_link_is_an_error(private_cache):
+    good = "int tf_cache_test_unit_a(void) { return 1; }\n"
+    kept = r"(?s)failed on the generated source (\S*\.failed\.c):\n.*\n\1:1:\d+: error"  # lines of the kept file
+    with pytest.raises(tf.CompileError, match=kept):
+        compiler.build_library([good, "int tf_cache_test_unit_b(void) { return }\n"], "units", language="c")
+    assert [p.name for p in private_cache.iterdir() if p.name.endswith(".failed.c")] != []
+    with pytest.raises(tf.CompileError, match="(?s)failed on linking the generated program:\n.*tf_cache_test_unit_a"):
+        compiler.build_library([good, good], "units", language="c")  # defined twice
+    assert [p.name for p in private_cache.iterdir() if p.name.startswith(".tmp-")] == []
+    path = compiler.build_library([good, "int tf_cache_test_unit_b(void) { return 2; }\n"], "units", language="c")
+    assert open(path, "rb").read(4) == b"\x7fELF"
+
+
 # -- unloading ----------------------------------------------------------------------------------
 
 UNLOADING = textwrap.dedent("""

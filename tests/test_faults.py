@@ -151,6 +151,8 @@ def test_a_failing_shader_never_writes_through_a_planted_link(tmp_path, monkeypa
 INTERRUPTED = """
 import os, signal, threading, time
 import numpy as np, tensorfrost as tf
+from tensorfrost.backend_cpu import runtime
+runtime.unit_count = lambda characters: int(os.environ["UNITS"])  # the flag is shared across units
 tf.initialize(tf.cpu)
 
 def diffuse():  # a host loop of stencil steps: kernels, one after another
@@ -190,14 +192,15 @@ print("then", forever(np.array([0.5, 1.0], np.float32)).numpy.tolist() == [0.5, 
 """
 
 
-def test_ctrl_c_stops_a_long_native_call(tmp_path):
+@pytest.mark.parametrize("units", [1, 3])
+def test_ctrl_c_stops_a_long_native_call(tmp_path, units):
     """SIGINT during a long program on the CPU raises KeyboardInterrupt within a second (the
     program checks a flag between kernels, host loop trips, rows and while trips), and the
     process goes on working: the next calls give the right results."""
     script = tmp_path / "interrupted.py"
     script.write_text(INTERRUPTED)
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
-                            env=dict(os.environ, TENSORFROST_CACHE_DIR=str(tmp_path / "cache")))
+                            env=dict(os.environ, TENSORFROST_CACHE_DIR=str(tmp_path / "cache"), UNITS=str(units)))
     assert result.returncode == 0, result.stderr[-3000:]
     lines = dict(line.split(" ", 1) for line in result.stdout.splitlines() if line.startswith(("host", "while")))
     assert float(lines["host"].split()[-1]) < 1.0 and float(lines["while"]) < 1.0, result.stdout

@@ -1,4 +1,5 @@
-"""C++ for a compiled program: one translation unit with its kernels and host function.
+"""C++ for a compiled program: its kernels and host function, as one translation unit or,
+for a large program, as several that g++ compiles in parallel (``units``).
 
 Each kernel is a function over its grid: OpenMP splits the outer axes across threads and
 the innermost axis is a plain loop the compiler vectorizes. The host function
@@ -24,6 +25,7 @@ PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
 PARALLEL_THRESHOLD = 8192  # grid elements below which a kernel runs on one thread
 PARALLEL_THRESHOLD_LOOPS = 64  # ... when each element runs a loop
 ROW_CHUNK = 4096  # elements of a 1-D grid a thread runs as one vectorizable row
+TILED_COST = 3  # g++ spends about 3x the time per character on a tiled kernel (unrolled tiles)
 
 
 _OMP_REDUCTIONS = {"add": "+", "mul": "*", "and": "&", "or": "|", "xor": "^"}
@@ -99,11 +101,35 @@ class CppProgram:
         self.names: dict[Node, str] = {}
         self.mutable = set_variables(program.walk())
         self.bounded = index_arithmetic(program.walk())
+        self.declarations: list[str] = []  # of the kernels' entry functions, for other units
+        self.tiled: set[int] = set()  # indices of the tiled kernels
         kernels = [n for n in program.walk() if n.op is KERNEL]
         self.kernel_sources = [self.kernel(k) for k in kernels]
         self.main_source = self.host()
+        pieces = [*self.kernel_sources, self.main_source]
+        # what each function costs g++ to compile, in characters of plain code
+        self.costs = [len(piece) * (TILED_COST if k in self.tiled else 1) for k, piece in enumerate(pieces)]
+        self.cost = sum(self.costs)
         self.full_source = "\n".join([prelude(), "// ---- kernels", *self.kernel_sources, "// ---- host",
                                       self.main_source])
+
+    def units(self, count: int) -> list[str]:
+        """The program as ``count`` translation units (fewer if it has fewer kernels), each the
+        prelude, the kernels' declarations and a share of the functions of about equal cost
+        (costliest first, each to the cheapest unit): g++ compiles them in parallel. The
+        kernels' entry functions have external linkage, hidden outside the library."""
+        pieces = [*self.kernel_sources, self.main_source]
+        count = max(1, min(count, len(pieces)))
+        if count == 1:
+            return [self.full_source]
+        shares: list[list[int]] = [[] for _ in range(count)]
+        sizes = [0] * count
+        for k in sorted(range(len(pieces)), key=lambda k: -self.costs[k]):
+            smallest = sizes.index(min(sizes))
+            shares[smallest].append(k)
+            sizes[smallest] += self.costs[k]
+        head = "\n".join([prelude(), "// ---- kernels of other units", *self.declarations])
+        return ["\n".join([head, "// ---- this unit", *(pieces[k] for k in sorted(share))]) for share in shares]
 
     def name(self, node: Node) -> str:
         return identifier(node, self.names)
@@ -125,12 +151,15 @@ class CppProgram:
             params.append(f"const {self.lang.type(uniform.dtype)} {self.name(uniform)}")
             args.append(self.name(uniform))
         name, rank = attrs["name"], kernel.rank
+        self.declarations.append(f"void {name}({', '.join(params)});")
         if rank == 0:
             body = self._body(kernel, 1)
             body.scope(kernel.body.nodes)
-            return "\n".join([f"static void {name}({', '.join(params)}) {{", *body.lines, "}"])
+            return "\n".join([f"void {name}({', '.join(params)}) {{", *body.lines, "}"])
         dims = [self._body(kernel, 0).value(d) for d in kernel.shape]
         tiles = tiling.plan(kernel)
+        if tiles is not None:
+            self.tiled.add(len(self.declarations) - 1)
         if rank == 1:
             outer = ["tf_start", "tf_stop"]
         elif tiles is not None and tiles.rows > 1:
@@ -170,7 +199,7 @@ class CppProgram:
             schedule = "dynamic" if tiles is not None and tiles.masked else "static"
             pragma = f"#pragma omp parallel for schedule({schedule})" + collapse
         # Small grids run on the calling thread: even an idle parallel region costs ~0.3 us.
-        lines = [f"static void {name}({', '.join(params)}) {{", f"    if ({total} >= {threshold}) {{",
+        lines = [f"void {name}({', '.join(params)}) {{", f"    if ({total} >= {threshold}) {{",
                  "        " + pragma, *["        " + line for line in loops], "    } else {",
                  *["        " + line for line in loops], "    }"]
         lines.append("}")
@@ -231,7 +260,8 @@ class CppProgram:
         emitter.depth = 1
         emitter.scope(self.program.root.nodes)
         emitter.outputs()
-        lines = ['extern "C" int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size, '
+        lines = ['extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, tf_arg* out,',
+                 "                                                       char* error, int error_size, "
                  "const tf_allocator* allocator) {",
                  "    if (allocator) tf_allocator_in_use = *allocator;",
                  "    if (tf_allocator_in_use.interrupted) *tf_allocator_in_use.interrupted = 0;  // an earlier Ctrl-C",

@@ -17,8 +17,10 @@ struct tf_arg {
 };
 
 // Where the message of a failed check goes (set by tf_main from the caller's buffer).
-static char* tf_error_out = nullptr;
-static int tf_error_size = 0;
+// The globals are C++17 inline variables: a large program is compiled as several units
+// (in parallel), which must share one copy.
+inline char* tf_error_out = nullptr;
+inline int tf_error_size = 0;
 
 // Report a failed check, its message with {0}, {1}... replaced by the values. Returns 1,
 // the status the host function returns (buffers are freed by their destructors).
@@ -48,9 +50,9 @@ struct tf_allocator {
     void (*release)(void* data);
     volatile int* interrupted;
 };
-static void* tf_default_alloc(long long bytes) { return aligned_alloc(64, (size_t)bytes); }
-static void tf_default_release(void* data) { free(data); }
-static tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release, nullptr};
+inline void* tf_default_alloc(long long bytes) { return aligned_alloc(64, (size_t)bytes); }
+inline void tf_default_release(void* data) { free(data); }
+inline tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release, nullptr};
 
 // Status 2: stopped by Ctrl-C (the caller raises KeyboardInterrupt).
 #define TF_STOP_IF_INTERRUPTED() \

@@ -17,7 +17,7 @@ from ..ir.errors import CompileError, RuntimeCheckError, generated_code_rejected
 from ..ir.node import walk
 from ..ir.ops import INPUT, KERNEL
 from ..runtime import TensorMemory
-from .compiler import CompilerSetupError, build_library
+from .compiler import CompilerSetupError, build_library, unit_count
 from .emit_cpp import CppProgram
 
 # OpenMP worker threads spin for a while before sleeping between kernels. GCC's default
@@ -212,8 +212,9 @@ class CpuBackend:
     def build(self, program) -> CpuExecutable:
         from ..backend import settings
         source = CppProgram(program)
+        units = source.units(unit_count(source.cost))
         try:
-            path = build_library(source.full_source, program.name, settings.compiler_flags)
+            path = build_library(units, program.name, settings.compiler_flags)
         except CompilerSetupError:
             raise  # $CXX, PATH or the timeout: not a problem of the generated code
         except CompileError as error:
@@ -221,8 +222,7 @@ class CpuBackend:
             if settings.compiler_flags:
                 log = f"(compiled with your flags {settings.compiler_flags!r}: check them first)\n{log}"
             raise _rejected(program, log) from None
-        lib = load_library(path, lambda: build_library(source.full_source, program.name, settings.compiler_flags,
-                                                       rebuild=True))
+        lib = load_library(path, lambda: build_library(units, program.name, settings.compiler_flags, rebuild=True))
         return CpuExecutable(self, program, source, path, lib)
 
 
