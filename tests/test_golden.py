@@ -1,0 +1,87 @@
+"""Golden generated code: the seed's programs (wave, Mandelbrot, QR, matmul, an MLP training
+step) as the cpu backend's C++ (without the prelude) and as codegen mode's GLSL and HLSL,
+compared with the files in tests/golden. A change to the compiler that changes generated
+code shows up in review as a diff of those files: rewrite them with
+
+    TENSORFROST_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
+
+and commit them with the change."""
+
+import os
+
+import pytest
+from test_seed_examples import matmul_op, qr_decomposition, wave_eq
+
+import tensorfrost as tf
+from tensorfrost.emit import mode
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(TESTS, "golden")
+UPDATE = os.environ.get("TENSORFROST_UPDATE_GOLDEN", "") not in ("", "0")
+
+
+def mandelbrot():
+    c_re = tf.input([-1, -1], tf.float32)
+    c_im = tf.input(c_re.shape, tf.float32)
+    z_re, z_im, n = tf.const(0.0), tf.const(0.0), tf.const(0)
+    with tf.loop(128):
+        z_re_new = z_re * z_re - z_im * z_im + c_re
+        z_im.val = 2.0 * z_re * z_im + c_im
+        z_re.val = z_re_new
+        n.val = n + 1
+        with tf.if_cond(z_re * z_re + z_im * z_im > 256.0):
+            tf.break_loop()
+    return n
+
+
+def mlp_step():
+    """One SGD step of a two-layer tanh network on a squared error (autodiff, matmuls)."""
+    x = tf.input([-1, 16], tf.float32)
+    y = tf.input([x.shape[0], 4], tf.float32)
+    w1 = tf.input([16, 32], tf.float32)
+    w2 = tf.input([32, 4], tf.float32)
+    hidden = tf.tanh(x @ w1)
+    error = hidden @ w2 - y
+    loss = tf.mean(tf.mean(error * error))
+    return [w1 - 0.01 * tf.grad(loss, w1), w2 - 0.01 * tf.grad(loss, w2), loss]
+
+
+PROGRAMS = {"wave": wave_eq, "mandelbrot": mandelbrot, "qr": qr_decomposition, "matmul": matmul_op,
+            "mlp_step": mlp_step}
+
+
+def _cpp(function, name: str) -> str:
+    """The cpu backend's source of ``function``: its kernels and host function."""
+    source = tf.compile(function, name=name).compiled_code()
+    return source[source.index("// ---- kernels"):] + "\n"
+
+
+def _codegen(function, name: str, lang: str, monkeypatch) -> str:
+    """Codegen mode's main function and kernels, as the first program of a fresh process."""
+    for name in ("main_functions", "kernels"):
+        monkeypatch.setattr(mode._Generated, name, [])
+    monkeypatch.setattr(mode._Generated, "function_names", set())
+    tf.initialize(tf.codegen, kernel_lang=getattr(tf, f"{lang}_lang"))
+    try:
+        tf.compile(function, name=name)
+    finally:
+        tf.initialize(tf.cpu)
+    return "\n".join([*mode._Generated.main_functions, *mode._Generated.kernels]) + "\n"
+
+
+@pytest.mark.parametrize("target", ["cpp", "glsl", "hlsl"])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_generated_code_matches_the_golden_file(name, target, monkeypatch):
+    tf.initialize(tf.cpu)
+    function = PROGRAMS[name]
+    text = _cpp(function, name) if target == "cpp" else _codegen(function, name, target, monkeypatch)
+    text = text.replace(TESTS, "<tests>")  # the user's lines that messages name, wherever the clone is
+    path = os.path.join(GOLDEN, f"{name}.{target}")
+    if UPDATE:
+        os.makedirs(GOLDEN, exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    with open(path) as f:
+        golden = f.read()
+    assert text == golden, (f"the generated code of {name} ({target}) differs from {path}; if the change is "
+                            "meant, rewrite the golden files with TENSORFROST_UPDATE_GOLDEN=1 and review the diff")
