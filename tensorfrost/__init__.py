@@ -14,8 +14,8 @@
 
 from .ast_frontend import kernel_program, static_range
 from .backend import codegen, cpp_lang, cpu, glsl_lang, hlsl_lang, initialize, interpreter, opengl
+from .backend_codegen.mode import get_all_generated_kernels, get_all_generated_main_functions, get_cpp_header
 from .backend_gl.renderdoc import renderdoc_end_capture, renderdoc_start_capture
-from .emit.mode import get_all_generated_kernels, get_all_generated_main_functions, get_cpp_header
 from .ir.algorithms import (
     all,
     any,

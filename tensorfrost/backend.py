@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
+
 from .ir.errors import TensorFrostError
 
 
@@ -42,6 +45,37 @@ class _Settings:
 
 
 settings = _Settings()
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What a backend builds a program with, taken from the settings when it is compiled
+    (backends get it as an argument; they never read the settings)."""
+
+    kernel_lang: str = "cpp"  # codegen mode's kernel language: cpp, glsl or hlsl
+    compiler_flags: str = ""  # added to the C++ compiler's command by the cpu backend
+
+
+def build_options() -> BuildOptions:
+    return BuildOptions(settings.kernel_lang.name, settings.compiler_flags)
+
+
+# Each device's backend: its module is imported on first use, so that ``import tensorfrost``
+# loads neither cffi's compiled pool nor OpenGL, and no backend is imported by this module.
+_BACKEND_CLASSES = {"cpu": ("backend_cpu.runtime", "CpuBackend"), "opengl": ("backend_gl.runtime", "GlBackend"),
+                    "codegen": ("backend_codegen.mode", "CodegenBackend"),
+                    "interpreter": ("interpreter_backend", "InterpreterBackend")}
+_BACKENDS: dict = {}
+
+
+def backend_for(device: Device):
+    """The runtime object of a device (created on first use)."""
+    if device.name not in _BACKENDS:
+        if device.name not in _BACKEND_CLASSES:
+            raise TensorFrostError(f"unknown device {device!r}")
+        module, name = _BACKEND_CLASSES[device.name]
+        _BACKENDS[device.name] = getattr(importlib.import_module(f"{__package__}.{module}"), name)()
+    return _BACKENDS[device.name]
 
 
 def initialize(device=cpu, flags: str = "", kernel_lang=None) -> None:

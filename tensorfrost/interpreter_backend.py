@@ -47,7 +47,7 @@ class InterpreterBackend:
     def download(self, memory: TensorMemory) -> np.ndarray:
         return np.array(memory.storage)
 
-    def build(self, program) -> _Executable:
+    def build(self, program, options) -> _Executable:
         return _Executable(program)
 
 

@@ -9,33 +9,12 @@ import numpy as np
 
 from . import backend as devices
 from .ir.errors import ArgumentError, TensorFrostError
+from .ir.interpreter import run as interpret
 from .ir.node import clone_program
 from .ir.printer import format_program
 from .ir.trace import trace
 from .opt.pipeline import compile_program
 from .runtime import TensorMemory, as_array
-
-_BACKENDS = {}
-
-
-def backend_for(device):
-    """The runtime object of a device (created on first use)."""
-    if device.name not in _BACKENDS:
-        if device is devices.cpu:
-            from .backend_cpu.runtime import CpuBackend
-            _BACKENDS[device.name] = CpuBackend()
-        elif device is devices.interpreter:
-            from .interpreter_backend import InterpreterBackend
-            _BACKENDS[device.name] = InterpreterBackend()
-        elif device is devices.opengl:
-            from .backend_gl.runtime import GlBackend
-            _BACKENDS[device.name] = GlBackend()
-        elif device is devices.codegen:
-            from .emit.mode import CodegenBackend
-            _BACKENDS[device.name] = CodegenBackend()
-        else:
-            raise TensorFrostError(f"unknown device {device!r}")
-    return _BACKENDS[device.name]
 
 
 class TensorProgram:
@@ -53,10 +32,10 @@ class TensorProgram:
         self.returns_tuple = traced.returns_tuple
         self.trace_time = time.perf_counter() - start
         self.device = devices.current_device()
-        self.backend = backend_for(self.device)
+        self.backend = devices.backend_for(self.device)
         traced.max_buffers = getattr(self.backend, "max_buffers", None)
         self.program, self.pass_times = compile_program(traced)
-        self.executable = self.backend.build(self.program)
+        self.executable = self.backend.build(self.program, devices.build_options())
         self.compile_time = time.perf_counter() - start
 
     # -- calling -----------------------------------------------------------------------------
@@ -141,5 +120,4 @@ def compile(fn=None, *, name: str | None = None):  # noqa: A001
 
 def run_reference(program: TensorProgram, *arrays) -> list[np.ndarray]:
     """Run the traced IR of a compiled program in the numpy reference interpreter."""
-    from .ir.interpreter import run
-    return run(program.traced, [np.asarray(a) for a in arrays])
+    return interpret(program.traced, [np.asarray(a) for a in arrays])

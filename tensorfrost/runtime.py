@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .backend import current_device
+from .backend import backend_for, current_device
 from .ir import dtypes as dt
 from .ir.errors import ArgumentError, ShapeError, TensorFrostError
 from .ir.ops import ALLOC, STORE
@@ -146,8 +146,6 @@ def tensor(value, dtype=None) -> TensorMemory:
         A = tf.tensor(np.random.rand(100, 100).astype(np.float32))
         B = tf.tensor([100, 100], tf.float32)
     """
-    from .program import backend_for
-
     backend = backend_for(current_device())
     if isinstance(value, TensorMemory):
         return backend.upload(value.numpy, value.dtype)

@@ -24,7 +24,7 @@ def _select(variant: str, monkeypatch) -> None:
     if reason is not None:
         pytest.skip(f"no OpenGL 4.3 context: {reason}")
     tf.initialize(tf.opengl)
-    from tensorfrost.program import backend_for
+    from tensorfrost.backend import backend_for
     gl = backend_for(tf.opengl)
     if variant == "opengl-cas":
         monkeypatch.setattr(gl, "native_float_add", False)

@@ -123,8 +123,8 @@ def test_a_failing_shader_never_writes_through_a_planted_link(tmp_path, monkeypa
     reason = gl_unavailable_reason()
     if reason is not None:
         pytest.skip(f"no OpenGL 4.3 context: {reason}")
+    from tensorfrost.backend import backend_for
     from tensorfrost.backend_gl import programs
-    from tensorfrost.program import backend_for
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the shared temporary directory, for this test
     monkeypatch.setattr(programs, "_source_dir", None, raising=False)
     bad = "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {\n    undefined_name = 2;\n}\n"

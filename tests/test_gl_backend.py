@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no OpenGL 4.3 conte
 @pytest.fixture
 def gl():
     """The OpenGL backend object, with tf.opengl selected for the test."""
-    from tensorfrost.program import backend_for
+    from tensorfrost.backend import backend_for
     tf.initialize(tf.opengl)
     yield backend_for(tf.opengl)
     tf.initialize(tf.cpu)

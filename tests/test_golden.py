@@ -13,7 +13,7 @@ import pytest
 from test_seed_examples import matmul_op, qr_decomposition, wave_eq
 
 import tensorfrost as tf
-from tensorfrost.emit import mode
+from tensorfrost.backend_codegen import mode
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(TESTS, "golden")

@@ -32,6 +32,7 @@ from ..ir import dtypes as dt
 from ..ir import tracing
 from ..ir.builder import current
 from ..ir.errors import user_location
+from ..ir.mathfn import select as tf_select
 from ..ir.node import operands
 from ..ir.ops import CONST
 from ..ir.tensor import Tensor, apply, is_scalar
@@ -453,7 +454,6 @@ def not_(value):
 def select(condition, if_true, if_false):
     """``a if c else b`` (branches as thunks): ``tf.select`` for a tensor condition."""
     if isinstance(condition, Tensor):
-        from ..ir.mathfn import select as tf_select
         return tf_select(condition, if_true(), if_false())
     return if_true() if condition else if_false()
 

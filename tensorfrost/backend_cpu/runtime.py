@@ -209,20 +209,19 @@ class CpuBackend:
                               count=count).reshape(memory.shape)
         return words != 0 if memory.dtype is dt.bool1 else words.copy()
 
-    def build(self, program) -> CpuExecutable:
-        from ..backend import settings
+    def build(self, program, options) -> CpuExecutable:
         source = CppProgram(program)
         units = source.units(unit_count(source.cost))
         try:
-            path = build_library(units, program.name, settings.compiler_flags)
+            path = build_library(units, program.name, options.compiler_flags)
         except CompilerSetupError:
             raise  # $CXX, PATH or the timeout: not a problem of the generated code
         except CompileError as error:
             log = error.message
-            if settings.compiler_flags:
-                log = f"(compiled with your flags {settings.compiler_flags!r}: check them first)\n{log}"
+            if options.compiler_flags:
+                log = f"(compiled with your flags {options.compiler_flags!r}: check them first)\n{log}"
             raise _rejected(program, log) from None
-        lib = load_library(path, lambda: build_library(units, program.name, settings.compiler_flags, rebuild=True))
+        lib = load_library(path, lambda: build_library(units, program.name, options.compiler_flags, rebuild=True))
         return CpuExecutable(self, program, source, path, lib)
 
 

@@ -302,6 +302,6 @@ class GlBackend:
         words = memory.storage.read(np.empty(memory.size, dtype=memory.dtype.storage)).reshape(memory.shape)
         return words != 0 if memory.dtype is dt.bool1 else words
 
-    def build(self, program) -> GlExecutable:
+    def build(self, program, options) -> GlExecutable:
         self.make_current()
         return GlExecutable(self, program)

@@ -1,2 +1,2 @@
-"""Code emission shared by the backends: the C-family body emitter (C++, GLSL, HLSL), the
-C++ host functions of the codegen mode, and the codegen mode itself (tf.codegen)."""
+"""Code emission shared by the backends: the C-family body emitter (C++, GLSL, HLSL). It
+imports no backend; the codegen device that combines them is ``backend_codegen``."""

@@ -14,6 +14,7 @@ from . import dtypes as dt
 from .builder import current
 from .errors import DTypeError, ShapeError, TraceError, user_location
 from .node import Node
+from .shapes import describe_shape
 
 
 class Tensor:
@@ -47,7 +48,6 @@ class Tensor:
         return indices(self.node.shape)
 
     def __repr__(self) -> str:
-        from .shapes import describe_shape
         return f"<tf.Tensor {self.node.label} {self.dtype!r}{describe_shape(self.node.shape)}>"
 
     __hash__ = object.__hash__

@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 
 from . import dtypes as dt
-from .builder import tracing
+from .builder import current, tracing
 from .errors import TraceError, user_location
 from .node import Program
 from .tensor import Tensor, is_scalar
@@ -94,7 +94,6 @@ def _set_outputs(program: Program, result) -> None:
         if isinstance(value, Tensor):
             outputs.append(value.node)
         elif is_scalar(value):
-            from .builder import current
             outputs.append(current().const(value))
         else:
             raise TraceError(f"output {k} of {program.name} is a {type(value).__name__}, expected a tensor",

@@ -13,7 +13,7 @@ from .errors import DTypeError, ShapeError, TraceError, user_location
 from .node import Node, Scope
 from .ops import DIM_ID, INPUT, INPUT_DIM, LOAD
 from .shapes import describe_dim, describe_shape, dims_equal, static_value
-from .tensor import Tensor, check_index_dtype, check_shape_list, node_of
+from .tensor import Tensor, apply, check_index_dtype, check_shape_list, node_of
 from .widen import sets_in, widen_for_conditions
 
 _INPUT_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=\s*[\w.]*input\(")
@@ -144,7 +144,6 @@ def _is_one(value) -> bool:
 
 
 def _max0(t):
-    from .tensor import apply
     return apply("max", t, 0) if isinstance(t, Tensor) else max(t, 0)
 
 

@@ -22,7 +22,7 @@ from collections import Counter
 
 from . import dtypes as dt
 from .errors import ShapeError, TraceError
-from .node import Node, Program
+from .node import Node, Program, walk
 from .ops import CONST, COPY, IF, INPUT, LOOP, SET
 from .shapes import describe_shape, shapes_equal
 
@@ -190,7 +190,6 @@ def widen_for_conditions(builder, sets) -> None:
 
 def sets_in(scope_owner: Node | None, program: Program) -> list:
     """The ``set`` nodes inside ``scope_owner``'s body (the whole program for None)."""
-    from .node import walk
     nodes = walk(scope_owner.body) if scope_owner is not None else program.walk()
     return [n for n in nodes if n.op is SET]
 

@@ -30,7 +30,9 @@ import numpy as np
 from ..ir import dtypes as dt
 from ..ir.errors import ArgumentError, CheckpointError, ShapeError, TensorFrostError
 from ..ir.tensor import Tensor
-from ..runtime import TensorMemory
+from ..ir.tracing import input as tf_input
+from ..runtime import TensorMemory, as_array, tensor
+from .program import ModuleProgram
 
 
 class Parameter:
@@ -89,7 +91,6 @@ class Parameter:
     def assign(self, value, name: str) -> None:
         """Set the value, checking it against the declaration (numpy arrays are uploaded)."""
         if isinstance(value, np.ndarray):
-            from ..runtime import tensor
             value = tensor(value, self.dtype)
         if value is None:
             self.value = None
@@ -171,7 +172,6 @@ class ParameterArray:
 def fill_parameters(named, seed, overwrite: bool) -> None:
     """Give each parameter of ``named`` (``(name, Parameter)`` pairs) with a static shape
     new random values (all of them, or with ``overwrite=False`` those without a value)."""
-    from ..runtime import tensor
     rng = seed if isinstance(seed, np.random.Generator) else (
         np.random.default_rng(seed) if seed is not None else None)
     for _, param in named:
@@ -285,7 +285,6 @@ class Module:
             raise TensorFrostError(f"{type(self).__name__}.initialize_input(): this module already holds "
                                    f"tensors ({', '.join(held[:3])}...) from initialize_parameters(); create a "
                                    "new module inside the program, or use module.compile(fn, ...)")
-        from ..ir.tracing import input as tf_input
         for name, param in self._walk():
             param.value = tf_input(param.shape, param.dtype, name=name)
         for module in self._modules():
@@ -354,7 +353,6 @@ class Module:
             predict = model.compile(lambda m, x: m.forward(x), tf.Arg([-1, 64], tf.float32))
             logits = predict(x_array)
         """
-        from .program import ModuleProgram
         return ModuleProgram(self, fn, args, name=name)
 
     # -- files ----------------------------------------------------------------------------------
@@ -379,7 +377,6 @@ class Module:
         """Read the values written by ``save`` (same parameter names), as new tensors. A file
         that is not such an archive (damaged, cut short, another format) or does not match the
         module raises a ``CheckpointError`` that names it, and leaves the module unchanged."""
-        from ..runtime import as_array, tensor
         if not hasattr(path, "read"):
             path = os.fspath(path)
             if not os.path.exists(path) and os.path.exists(path + ".npz"):  # save("m") wrote m.npz

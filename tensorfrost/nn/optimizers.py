@@ -42,7 +42,7 @@ from ..ir.mathfn import sqrt
 from ..ir.tensor import Tensor
 from ..ir.trace import Arg
 from ..ir.tracing import assert_tensor, grad
-from ..runtime import TensorMemory
+from ..runtime import TensorMemory, tensor
 from .clipping import check_mode, clip_gradients
 from .module import Module, Parameter, ParameterArray, fill_parameters
 from .program import ModuleProgram, parameter_names
@@ -96,7 +96,6 @@ class Optimizer(Module):
 
     def reset_state(self) -> None:
         """Zero the optimizer state (moments, step count) for the model's current values."""
-        from ..runtime import tensor
         for state in self.STATE:
             for k, (_, p) in enumerate(self.trained):
                 value = None if p.value is None else tensor(np.zeros(p.value.shape, np.float32))
@@ -107,7 +106,6 @@ class Optimizer(Module):
     def named_parameters(self) -> list:
         """As for modules; outside a program, state that is still missing (the model's
         value was assigned after ``initialize_parameters``) starts at zero first."""
-        from ..runtime import tensor
         held = [(k, name, p.value) for k, (name, p) in enumerate(self.trained) if isinstance(p.value, TensorMemory)]
         for state in self.STATE:
             for k, name, value in held:
@@ -282,7 +280,6 @@ class TrainStep(ModuleProgram):
         opt = self.module
         fill_parameters(opt._walk(), None, overwrite=False)
         if self._rate[0] != opt.learning_rate:
-            from ..runtime import tensor
             self._rate = (opt.learning_rate, tensor(np.array([opt.learning_rate], np.float32)))
         out = self.program(self._rate[1], *inputs, opt)
         opt.update_parameters(out[:-1])

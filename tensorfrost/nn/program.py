@@ -7,6 +7,7 @@ import inspect
 from ..ir.errors import TensorFrostError
 from ..ir.trace import Arg
 from ..ir.tracing import input as tf_input
+from ..program import TensorProgram
 
 
 class ModuleProgram:
@@ -16,8 +17,6 @@ class ModuleProgram:
     underlying ``tf.TensorProgram`` (for ``get_kernels()`` and the like)."""
 
     def __init__(self, module, fn, args, name: str | None = None, names: list | None = None):
-        from ..program import TensorProgram
-
         for k, arg in enumerate(args):
             if not isinstance(arg, Arg):
                 raise TensorFrostError(f"input {k} of {type(module).__name__}.compile: expected a "

@@ -16,6 +16,8 @@ loop/if is inside exactly one ``kernel`` node whose shape is the thread grid.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope
 from ..ir.ops import (
@@ -38,6 +40,16 @@ from ..ir.ops import (
 from ..ir.shapes import shapes_equal
 from .analysis import is_memory, is_write, mutable_nodes
 from .masking import guard_block, mask_loop, per_element_conditions, uniform_bounds
+
+
+@dataclass
+class _Item:
+    """A node of a scope's plan: ``host`` work (scalars, allocations, jumps), ``device`` work
+    for a kernel of ``shape``, or a loop/if that stays on the host (``control``)."""
+
+    kind: str
+    node: Node
+    shape: tuple | None = None
 
 
 class _Cluster:
@@ -103,7 +115,7 @@ class _Fusion:
     # -- planning ---------------------------------------------------------------------------
 
     def plan(self, scope: Scope) -> list:
-        """Items of a scope: ("host", node), ("device", node, shape), ("control", node)."""
+        """The plan of a scope: an item per node, in order."""
         items = []
         for node in list(scope.nodes):  # masking places nodes before a loop as it goes
             if node.op in (LOOP, IF):
@@ -118,13 +130,13 @@ class _Fusion:
                     body = self.plan(node.body)
                 if shape is None:
                     self.plans[node] = self._jumps_on_host(body, node) if node.op is LOOP else body
-                    items.append(("control", node))
+                    items.append(_Item("control", node))
                 else:
-                    items.append(("device", node, shape))
+                    items.append(_Item("device", node, shape))
             elif self.is_host_item(node):
-                items.append(("host", node))
+                items.append(_Item("host", node))
             else:
-                items.append(("device", node, node.shape))
+                items.append(_Item("device", node, node.shape))
         return self._sink_declarations(items)
 
     def _added(self, nodes: list) -> list:
@@ -134,9 +146,9 @@ class _Fusion:
         for node in nodes:
             if self._is_host(node, self.host, set()):
                 self.host.add(node)
-                items.append(("host", node))
+                items.append(_Item("host", node))
             else:
-                items.append(("device", node, node.shape))
+                items.append(_Item("device", node, node.shape))
         return items
 
     def _needs_masks(self, node: Node) -> bool:
@@ -149,11 +161,11 @@ class _Fusion:
         host ``if`` too: its condition is computed by a kernel and read back."""
         out = []
         for item in items:
-            node = item[1]
+            node = item.node
             if node.op is IF and _leaves(node, loop):
-                body = self.plans.get(node) if item[0] == "control" else self.plan(node.body)
+                body = self.plans.get(node) if item.kind == "control" else self.plan(node.body)
                 self.plans[node] = self._jumps_on_host(body, loop)
-                item = ("control", node)
+                item = _Item("control", node)
             out.append(item)
         return out
 
@@ -162,12 +174,12 @@ class _Fusion:
         zero) to just before its first use when that use has the variable's shape, so that
         it joins the kernel that uses it rather than the kernel before, which would leave
         the variable in memory between the two."""
-        declarations = [item for item in items if item[0] == "device" and self._is_declaration(item[1])]
+        declarations = [item for item in items if item.kind == "device" and self._is_declaration(item.node)]
         for declaration in declarations:
-            variable = declaration[1]
+            variable = declaration.node
             start = items.index(declaration)
-            user = next((k for k in range(start + 1, len(items)) if _uses(items[k][1], variable)), None)
-            if user is None or items[user][0] != "device" or not shapes_equal(items[user][2], variable.shape):
+            user = next((k for k in range(start + 1, len(items)) if _uses(items[k].node, variable)), None)
+            if user is None or items[user].kind != "device" or not shapes_equal(items[user].shape, variable.shape):
                 continue
             self.deferred.add(variable)
             items.insert(user - 1, items.pop(start))
@@ -180,27 +192,27 @@ class _Fusion:
         outside, keep the loop on the host."""
         shapes = []
         for item in body:
-            if item[0] == "control" and not self._runs_per_element(item[1], node):
+            if item.kind == "control" and not self._runs_per_element(item.node, node):
                 return None
-            if item[0] == "host" and (_bookkeeping(item[1]) or
-                                      (is_write(item[1]) and not _defined_in(item[1].args[0], node))):
+            if item.kind == "host" and (_bookkeeping(item.node) or
+                                        (is_write(item.node) and not _defined_in(item.node.args[0], node))):
                 return None
-            if item[0] == "device":
-                shapes.append(item[2])
+            if item.kind == "device":
+                shapes.append(item.shape)
         device_args = [a for a in node.args if a not in self.host]
         shapes += [a.shape for a in device_args]
-        if not shapes or (node.op is LOOP and not any(i[0] == "device" for i in body)):
+        if not shapes or (node.op is LOOP and not any(i.kind == "device" for i in body)):
             return None
         grid = max(shapes, key=len)
         for shape in shapes:
             if shape and not shapes_equal(shape, grid):
                 return None
-        clusters = self.cluster([i for i in body if i[0] != "control"])
+        clusters = self.cluster([i for i in body if i.kind != "control"])
         if len(clusters) > 1:
             return None
         for item in body:
-            if item[0] == "control":
-                self.plans.pop(item[1], None)
+            if item.kind == "control":
+                self.plans.pop(item.node, None)
         return grid
 
     def _runs_per_element(self, control: Node, outer: Node) -> bool:
@@ -228,26 +240,28 @@ class _Fusion:
                 current = _Cluster(shape)
                 clusters.append(current)
             for declaration in waiting:
-                self._add(current, declaration[1], declaration[2])
+                self._add(current, declaration.node, declaration.shape)
             waiting.clear()
             self._add(current, node, shape)
 
         for item in items:
-            if item[0] == "device" and item[1] in self.deferred:
+            if item.kind == "device" and item.node in self.deferred:
                 waiting.append(item)
                 continue
-            if item[0] != "device":
+            if item.kind != "device":
                 while waiting:
-                    place(*waiting.pop(0)[1:])
-            if item[0] == "control":
+                    declaration = waiting.pop(0)
+                    place(declaration.node, declaration.shape)
+            if item.kind == "control":
                 current = None
-            elif item[0] == "host":
-                if _orders_host(item[1]):
+            elif item.kind == "host":
+                if _orders_host(item.node):
                     current = None
             else:
-                place(item[1], item[2])
+                place(item.node, item.shape)
         while waiting:
-            place(*waiting.pop(0)[1:])
+            declaration = waiting.pop(0)
+            place(declaration.node, declaration.shape)
         return clusters
 
     def _is_declaration(self, node: Node) -> bool:
@@ -339,11 +353,11 @@ class _Fusion:
             current = None
 
         for item in items:
-            node = item[1]
-            if item[0] == "control":
+            node = item.node
+            if item.kind == "control":
                 close()
                 out.extend(control(node))
-            elif item[0] == "host":
+            elif item.kind == "host":
                 if _orders_host(node):
                     close()
                     out.append(node)
@@ -392,8 +406,9 @@ class _Fusion:
             condition = snapshot
         conditions = [*outer, (condition, node.location)]
         items = self.plans.pop(node, None) or self.plan(node.body)
-        for kind, inner, *_ in items:
-            if kind == "host" and (is_write(inner) or inner.op.kind == "control"):
+        for item in items:
+            inner = item.node
+            if item.kind == "host" and (is_write(inner) or inner.op.kind == "control"):
                 raise TraceError("a per-element if holds host work that cannot run per element (a write of a "
                                  "value shared by all elements) next to operations that need several kernels; "
                                  "move that part out of the if", inner.location or node.location)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..ir import dtypes as dt
 from ..ir.builder import Builder
 from ..ir.node import Node, Program, Scope, walk
-from ..ir.ops import BREAK, CONST, IF, LOAD, LOOP
+from ..ir.ops import BREAK, CONST, IF, LOAD, LOOP, SET
 from .analysis import is_write
 
 
@@ -134,10 +134,10 @@ class _Masks:
                     value.scope.nodes.remove(value)
                     nodes.insert(nodes.index(guard), value)
                     continue
-                holder = Node(_op("const"), value.dtype, value.shape, attrs={"value": dt.cast_scalar(0, value.dtype)},
+                holder = Node(CONST, value.dtype, value.shape, attrs={"value": dt.cast_scalar(0, value.dtype)},
                               name=f"{value.name or 'value'}_shared")
                 nodes.insert(nodes.index(guard), holder)
-                update = Node(_op("set"), None, value.shape, [holder, value])
+                update = Node(SET, None, value.shape, [holder, value])
                 update.scope = value.scope
                 value.scope.nodes.insert(value.scope.nodes.index(value) + 1, update)
                 users = later + ([n for n in walk(guard.body) if n is not update] if value in written else [])
@@ -189,14 +189,14 @@ class _Masks:
         return node.body is None and self.uniform(node)
 
     def _stop(self, out: list, leave: bool) -> None:
-        false = Node(_op("const"), dt.bool1, (), attrs={"value": False})
+        false = Node(CONST, dt.bool1, (), attrs={"value": False})
         out.append(false)
         for variable in [self.active, self.going] if leave else [self.going]:
-            out.append(Node(_op("set"), None, variable.shape, [variable, false]))
+            out.append(Node(SET, None, variable.shape, [variable, false]))
 
     def _guard(self, nodes: list) -> Node:
         for condition, location in reversed(self.conditions):
-            guard = Node(_op("if"), None, (), [condition], location=location)
+            guard = Node(IF, None, (), [condition], location=location)
             guard.body = Scope(guard)
             guard.body.set_nodes(nodes)
             nodes = [guard]
@@ -218,11 +218,6 @@ def _place_before(loop: Node, nodes: list[Node]) -> list[Node]:
     index = loop.scope.nodes.index(loop)
     loop.scope.nodes[index:index] = nodes
     return nodes
-
-
-def _op(name: str):
-    from ..ir.ops import OPS
-    return OPS[name]
 
 
 def _if(builder: Builder, condition: Node, body: list) -> Node:

@@ -21,11 +21,13 @@ from __future__ import annotations
 import os
 import re
 
+from ..backend_cpu.emit_cpp import prelude
+from ..backend_gl.shader import local_size
+from ..emit.clike import BodyEmitter, Lang, c_string, identifier
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program
 from ..opt.analysis import set_variables
 from ..runtime import MAX_ELEMENTS
-from .clike import BodyEmitter, Lang, c_string, identifier
 
 _API_PATH = os.path.join(os.path.dirname(__file__), "tensorfrost_api.hpp")
 _TYPES = {dt.float32: "Float", dt.int32: "Int", dt.uint32: "Uint", dt.bool1: "Bool"}
@@ -39,16 +41,12 @@ class HostLang(Lang):
 
 def cpp_header() -> str:
     """The C++ the generated main functions need: helpers of the C++ prelude + TFContext."""
-    from ..backend_cpu.emit_cpp import prelude
-
     with open(_API_PATH) as f:
         api = f.read()
     return prelude() + "\n" + api
 
 
 def group_size(kernel: Node) -> int:
-    from ..backend_gl.shader import local_size
-
     return local_size(kernel)
 
 

@@ -19,6 +19,10 @@ from __future__ import annotations
 
 import re
 
+from ..backend_cpu.emit_cpp import CppProgram
+from ..backend_gl.glsl import emit_kernel as emit_glsl
+from ..backend_gl.hlsl import emit_kernel as emit_hlsl
+from ..backend_gl.shader import buffer_order
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node
@@ -40,8 +44,6 @@ class _Generated:
 def _cpp_dispatch_entry(kernel: Node) -> str:
     """An ``extern "C"`` adapter calling a C++ kernel with buffers in binding order and
     uniforms as words, the way a generic dispatcher holds them."""
-    from ..backend_gl.shader import buffer_order
-
     order = buffer_order(kernel)
     args = []
     for buffer in kernel.attrs["buffers"]:
@@ -58,12 +60,9 @@ def kernel_sources(program, lang: str) -> list[str]:
     """The source of every kernel of a compiled program in ``lang`` ('cpp', 'glsl', 'hlsl')."""
     kernels = [n for n in program.walk() if n.op is KERNEL]
     if lang == "glsl":
-        from ..backend_gl.glsl import emit_kernel
-        return [emit_kernel(k).source for k in kernels]
+        return [emit_glsl(k).source for k in kernels]
     if lang == "hlsl":
-        from ..backend_gl.hlsl import emit_kernel as emit_hlsl
         return [emit_hlsl(k).source for k in kernels]
-    from ..backend_cpu.emit_cpp import CppProgram
     sources = CppProgram(program).kernel_sources
     return [f"{source}\n{_cpp_dispatch_entry(k)}\n" for source, k in zip(sources, kernels, strict=True)]
 
@@ -93,9 +92,7 @@ class CodegenBackend:
 
     download = upload
 
-    def build(self, program) -> CodegenExecutable:
-        from ..backend import settings
-
+    def build(self, program, options) -> CodegenExecutable:
         base = re.sub(r"\W", "_", program.name) or "program"
         function_name, k = base, 1
         while function_name in _Generated.function_names:
@@ -104,7 +101,7 @@ class CodegenBackend:
             for node in program.walk():
                 if node.op is KERNEL:
                     node.attrs["name"] = f"{function_name}_k{node.attrs['index']}"
-        executable = CodegenExecutable(program, function_name, len(_Generated.kernels), settings.kernel_lang.name)
+        executable = CodegenExecutable(program, function_name, len(_Generated.kernels), options.kernel_lang)
         _Generated.function_names.add(function_name)
         _Generated.main_functions.append(executable.main_source)
         _Generated.kernels.extend(executable.kernel_sources)
