@@ -56,6 +56,20 @@ class Node:
         """The innermost loop around this node (the one its break/continue would leave)."""
         return next((n for n in self.owner_chain() if n.op is LOOP), None)
 
+    def is_inside(self, block: Node) -> bool:
+        """True if this node is in ``block``'s body, directly or nested."""
+        return any(owner is block for owner in self.owner_chain())
+
+    def subtree(self) -> Iterator[Node]:
+        """This node, then every node of its body (nested ones too), in program order."""
+        yield self
+        if self.body is not None:
+            yield from walk(self.body)
+
+    def uses(self, value: Node) -> bool:
+        """True if this node or anything in its body takes ``value`` as an argument."""
+        return any(value in node.args for node in self.subtree())
+
 
 class Scope:
     """An ordered list of nodes; ``owner`` is the loop / if / kernel node it belongs to."""
@@ -75,6 +89,13 @@ class Scope:
         for node in nodes:
             node.scope = self
         self.nodes = nodes
+
+    def insert_before(self, anchor: Node, nodes: list[Node]) -> None:
+        """Place ``nodes`` in this scope just before ``anchor`` (a node of it)."""
+        for node in nodes:
+            node.scope = self
+        index = self.nodes.index(anchor)
+        self.nodes[index:index] = nodes
 
     def contains(self, node: Node) -> bool:
         """True if ``node`` is in this scope or in a scope nested inside it."""

@@ -24,7 +24,7 @@ def check_scoping(program: Program) -> None:
     seen: set[Node] = set()
     for node in program.walk():
         for arg in node.args:
-            if arg.op is LOOP and node.scope is not None and _inside(node, arg):
+            if arg.op is LOOP and node.scope is not None and node.is_inside(arg):
                 continue  # the loop counter, used in its own body
             if arg not in seen or not _visible_from(arg, node):
                 where = "inside a tf.loop / tf.if_cond block" if arg.scope is not program.root else "later"
@@ -53,7 +53,7 @@ def structure_problem(program: Program, ordered: bool = True) -> str | None:
             if node.scope is not scope:
                 return f"{node} is not in the scope it names"
             for arg in node.args:
-                if arg not in placed and not (arg.op is LOOP and _inside(node, arg)):  # a counter in its loop
+                if arg not in placed and not (arg.op is LOOP and node.is_inside(arg)):  # a counter in its loop
                     return f"{node} uses {arg}, which is not {'defined before it' if ordered else 'in the program'}"
             seen.add(node)
             if node.body is not None:
@@ -63,7 +63,3 @@ def structure_problem(program: Program, ordered: bool = True) -> str | None:
         return None
 
     return scan(program.root)
-
-
-def _inside(node: Node, loop: Node) -> bool:
-    return any(owner is loop for owner in node.owner_chain())

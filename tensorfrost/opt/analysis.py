@@ -6,6 +6,12 @@ from __future__ import annotations
 from ..ir.node import Node, Program, positions, scope_end
 from ..ir.ops import ALLOC, CONST, DIM_ID, ELEMENTWISE, INPUT, INPUT_DIM, LOAD, LOOP, SET, SOURCE
 
+# The cost model of the passes that recompute values instead of storing them (reindex,
+# recompute): an op costs its table entry's ``cost``, a read of memory MEMORY_READ, and a
+# value that recomputing could change (memory written in between) INFINITE.
+MEMORY_READ = 128.0
+INFINITE = float("inf")
+
 
 def is_write(node: Node) -> bool:
     """Sets of variables, stores and scatters into memory: they change their first arg."""

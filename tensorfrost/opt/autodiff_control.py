@@ -77,7 +77,7 @@ def prepare(program: Program, region: list[Node], wrts: list[Node], loss: Node) 
     """Linearize break/continue in loops on the gradient path; snapshot reads of variables
     that are updated afterwards."""
     deps = depends_on(program, wrts) & influences(program, loss)
-    for node in [n for top in region for n in _subtree(top)]:
+    for node in [n for top in region for n in top.subtree()]:
         if node.op is LOOP and touches(node, deps):
             _uniform_bounds(program, node)
             _bound_by_trips(program, node)
@@ -91,22 +91,12 @@ def touches(block: Node, deps: set) -> bool:
     return any(n in deps or (is_write(n) and n.args[0] in deps) for n in walk(block.body))
 
 
-def _subtree(node: Node):
-    yield node
-    if node.body is not None:
-        yield from walk(node.body)
 
 
 def _make(op: str, args, dtype=None, shape=(), attrs=None) -> Node:
     return Node(OPS[op], dtype, shape, args, attrs)
 
 
-def _insert_before(anchor: Node, nodes: list[Node]) -> None:
-    scope = anchor.scope
-    for node in nodes:
-        node.scope = scope
-    index = scope.nodes.index(anchor)
-    scope.nodes[index:index] = nodes
 
 
 def _uniform_bounds(program: Program, loop: Node) -> None:
@@ -123,7 +113,7 @@ def _uniform_bounds(program: Program, loop: Node) -> None:
         while most.node.rank > 1:
             most = alg.reduce_max(most, axis=0)
         most = Tensor(uniform(alg.reduce_max(most).node))
-    _insert_before(loop, staged)
+    loop.scope.insert_before(loop, staged)
     prologue: list[Node] = []
     with builder.inside(loop.body, prologue), using(builder):
         counter = begin + Tensor(loop) * step
@@ -139,7 +129,7 @@ def _uniform_bounds(program: Program, loop: Node) -> None:
     loop.args.insert(1, most.node)
     loop.shape = ()
     for bound in loop.args[::2]:
-        _insert_before(loop, [bound])
+        loop.scope.insert_before(loop, [bound])
 
 
 def _bound_by_trips(program: Program, loop: Node) -> None:
@@ -151,7 +141,7 @@ def _bound_by_trips(program: Program, loop: Node) -> None:
     if not any(j.op is BREAK for j in jumps):
         return
     # Every per-element jump makes elements take their own paths to a break.
-    conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op is IF and _inside(o, loop)]
+    conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op is IF and o.is_inside(loop)]
     shape = max((c.shape for c in conditions), key=len, default=())
     variables, _, _ = _outer_writes(loop)
     builder = Builder(program, loop.scope)
@@ -173,7 +163,7 @@ def _bound_by_trips(program: Program, loop: Node) -> None:
             most = Tensor(uniform(alg.reduce_max(most).node))
         begin, _, step = loop.args
         end = (Tensor(begin) + most * Tensor(step)).node
-    _insert_before(loop, staged)
+    loop.scope.insert_before(loop, staged)
     loop.args[1] = end
 
 
@@ -181,11 +171,11 @@ def _linearize(program: Program, loop: Node) -> None:
     jumps = [n for n in walk(loop.body) if n.op.jump and n.enclosing_loop() is loop]
     if not jumps:
         return
-    conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op is IF and _inside(o, loop)]
+    conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op is IF and o.is_inside(loop)]
     shape = max((c.shape for c in conditions), key=len, default=())
     active = _make("const", [], dt.bool1, shape, {"value": True})
     going = _make("const", [], dt.bool1, shape, {"value": True})
-    _insert_before(loop, [active, going])
+    loop.scope.insert_before(loop, [active, going])
     flags = (active, going)
 
     def transform(nodes: list[Node], scope: Scope) -> list[Node]:
@@ -226,11 +216,9 @@ def _guard(nodes: list[Node], flags, shape) -> list[Node]:
 
 
 def _has_jump(node: Node, loop: Node) -> bool:
-    return any(n.op.jump and n.enclosing_loop() is loop for n in _subtree(node))
+    return any(n.op.jump and n.enclosing_loop() is loop for n in node.subtree())
 
 
-def _inside(node: Node, loop: Node) -> bool:
-    return any(owner is loop for owner in node.owner_chain())
 
 
 def _snapshot_reads(program: Program, region: list[Node], deps: set[Node]) -> None:
@@ -240,10 +228,10 @@ def _snapshot_reads(program: Program, region: list[Node], deps: set[Node]) -> No
     for node in program.walk():
         if is_write(node):
             writes.setdefault(node.args[0], []).append(pos[node])
-    loops = [(pos[n], scope_end(n, pos)) for top in region for n in _subtree(top) if n.op is LOOP]
+    loops = [(pos[n], scope_end(n, pos)) for top in region for n in top.subtree() if n.op is LOOP]
     plan = []
     for top in region:
-        for node in _subtree(top):
+        for node in top.subtree():
             if node not in deps or is_write(node) or node.op in (LOAD, LOOP, IF):
                 continue
             for k, arg in enumerate(node.args):
@@ -251,7 +239,7 @@ def _snapshot_reads(program: Program, region: list[Node], deps: set[Node]) -> No
                     plan.append((node, k, arg))
     for node, k, arg in plan:
         snapshot = _make("copy", [arg], arg.dtype, arg.shape)
-        _insert_before(node, [snapshot])
+        node.scope.insert_before(node, [snapshot])
         node.args[k] = snapshot
 
 
@@ -332,7 +320,7 @@ def _reverse_body(sweep, block: Node, mapping: dict, local_of: dict) -> None:
             sweep.depends.add(local)
     # The recomputation must not write memory again (taken before reversing it adds its
     # own writes: the tapes of loops inside).
-    ghosts = {n for top in clones for n in _subtree(top)
+    ghosts = {n for top in clones for n in top.subtree()
               if is_write(n) and n.op is not SET and n.args[0] not in set(mapping.values())}
     sweep.make_buffers(clones, builder.scope)
     sweep.reverse(clones)
@@ -359,7 +347,7 @@ def reverse_loop(sweep, loop: Node) -> None:
         count = maximum(-((Tensor(begin) - Tensor(end)) // Tensor(step)), 0)
         tapes = {v: Tensor(builder.const(0, v.dtype, (count.node,) + v.shape)) for v in variables}
         kept = {v: copy(Tensor(v)) for v in _read_variables(sweep, loop, variables)}
-    _insert_before(loop, staged)
+    loop.scope.insert_before(loop, staged)
     record: list[Node] = []
     with builder.inside(loop.body, record):
         row = (Tensor(loop) - Tensor(begin)) // Tensor(step)
@@ -400,7 +388,7 @@ def reverse_if(sweep, block: Node) -> None:
     staged: list[Node] = []
     with builder.inside(block.scope, staged):
         snapshots = {v: copy(Tensor(v)) for v in [*variables, *_read_variables(sweep, block, variables)]}
-    _insert_before(block, staged)
+    block.scope.insert_before(block, staged)
     for value in _free_values(sweep, block):
         sweep.make_buffer(value)
     condition = snapshots[block.args[0]].node if block.args[0] in snapshots else block.args[0]
@@ -469,4 +457,3 @@ def scatter_broadcast(g: Tensor, shape, into: Tensor | None = None) -> Tensor:
 
 def _clamp_index(index: Tensor, dim) -> Tensor:
     return clamp(index, 0, Tensor(dim) - 1)
-

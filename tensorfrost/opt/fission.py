@@ -140,7 +140,7 @@ class _Fission:
                     _replace(node, _make("store", [buffer, node.args[1], *grid], shape=kernel.shape))
                 elif variable in node.args[1 if node.op is SET else 0:]:
                     load = _make("load", [buffer, *grid], dtype=variable.dtype, shape=kernel.shape)
-                    _insert_before(node, load)
+                    node.scope.insert_before(node, [load])
                     node.args = [load if a is variable and not (node.op is SET and k == 0) else a
                                  for k, a in enumerate(node.args)]
 
@@ -155,10 +155,6 @@ def _replace(old: Node, new: Node, after: bool = False) -> None:
         nodes[position] = new
 
 
-def _insert_before(anchor: Node, node: Node) -> None:
-    nodes = anchor.scope.nodes
-    node.scope = anchor.scope
-    nodes.insert(nodes.index(anchor), node)
 
 
 def run(program: Program) -> Program:

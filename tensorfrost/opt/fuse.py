@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.errors import TraceError
-from ..ir.node import Node, Program, Scope
+from ..ir.node import Node, Program, Scope, walk
 from ..ir.ops import (
     BREAK,
     CONST,
@@ -178,7 +178,7 @@ class _Fusion:
         for declaration in declarations:
             variable = declaration.node
             start = items.index(declaration)
-            user = next((k for k in range(start + 1, len(items)) if _uses(items[k].node, variable)), None)
+            user = next((k for k in range(start + 1, len(items)) if items[k].node.uses(variable)), None)
             if user is None or items[user].kind != "device" or not shapes_equal(items[user].shape, variable.shape):
                 continue
             self.deferred.add(variable)
@@ -195,7 +195,7 @@ class _Fusion:
             if item.kind == "control" and not self._runs_per_element(item.node, node):
                 return None
             if item.kind == "host" and (_bookkeeping(item.node) or
-                                        (is_write(item.node) and not _defined_in(item.node.args[0], node))):
+                                        (is_write(item.node) and not item.node.args[0].is_inside(node))):
                 return None
             if item.kind == "device":
                 shapes.append(item.shape)
@@ -218,10 +218,10 @@ class _Fusion:
     def _runs_per_element(self, control: Node, outer: Node) -> bool:
         """A host loop/if inside ``outer`` that only does scalar work on variables of
         ``outer``'s body, so each element can run it."""
-        for inner in _walk_body(control):
+        for inner in walk(control.body):
             if _bookkeeping(inner) or inner.op is KERNEL:
                 return False
-            if is_write(inner) and not _defined_in(inner.args[0], outer):
+            if is_write(inner) and not inner.args[0].is_inside(outer):
                 return False
             if inner.dtype is not None and inner not in self.host and inner.rank:
                 return False
@@ -400,7 +400,7 @@ class _Fusion:
         into their bodies. A condition the body changes is copied first."""
         out = []
         condition = node.args[0]
-        if condition in self.mutable and any(is_write(n) and n.args[0] is condition for n in _walk_body(node)):
+        if condition in self.mutable and any(is_write(n) and n.args[0] is condition for n in walk(node.body)):
             snapshot = Node(OPS["copy"], condition.dtype, condition.shape, [condition], location=node.location)
             out.append(_guarded_kernel(_Cluster(condition.shape), [*outer], [snapshot]))
             condition = snapshot
@@ -413,7 +413,7 @@ class _Fusion:
                                  "value shared by all elements) next to operations that need several kernels; "
                                  "move that part out of the if", inner.location or node.location)
 
-        local = set(_walk_body(node))
+        local = set(walk(node.body))
 
         def make_kernel(cluster):
             # Values, and writes of each element's own place in memory declared in the if (only
@@ -427,7 +427,7 @@ class _Fusion:
     def _check_control(self, node: Node) -> None:
         if node.op is not LOOP:
             return
-        for inner in _walk_body(node):
+        for inner in walk(node.body):
             if inner.op is KERNEL:
                 continue
             if inner.op.jump and inner.enclosing_loop() is node:
@@ -439,20 +439,13 @@ class _Fusion:
                                      "its body fuses into one kernel", inner.location)
 
 
-def _uses(node: Node, variable: Node) -> bool:
-    """True if ``node`` or anything in its body takes ``variable`` as an argument."""
-    if any(a is variable for a in node.args):
-        return True
-    return node.body is not None and any(_uses(child, variable) for child in node.body.nodes)
 
 
 def _leaves(block: Node, loop: Node) -> bool:
     """True if a break/continue inside ``block`` jumps out of ``loop``."""
-    return any(n.op.jump and n.enclosing_loop() is loop for n in _walk_body(block))
+    return any(n.op.jump and n.enclosing_loop() is loop for n in walk(block.body))
 
 
-def _defined_in(node: Node, block: Node) -> bool:
-    return any(owner is block for owner in node.owner_chain())
 
 
 def _bookkeeping(node: Node) -> bool:
@@ -482,11 +475,6 @@ def _dim_cones(program: Program) -> set[Node]:
     return needed
 
 
-def _walk_body(node: Node):
-    for child in node.body.nodes:
-        yield child
-        if child.body is not None:
-            yield from _walk_body(child)
 
 
 def _index_key(index: list, memory: Node, grid) -> object:

@@ -7,20 +7,14 @@ if counts as a use by that loop or if, so buffers live across iterations).
 
 from __future__ import annotations
 
-from ..ir.node import Node, Program, Scope, walk
+from ..ir.node import Node, Program, Scope
 from ..ir.ops import ALLOC, KERNEL, OPS
-
-
-def _uses(node: Node, buffer: Node) -> bool:
-    if buffer in node.args:
-        return True
-    return node.body is not None and any(buffer in n.args for n in walk(node.body))
 
 
 def _free_in(scope: Scope, outputs: set) -> None:
     new = list(scope.nodes)
     for alloc in [n for n in scope.nodes if n.op is ALLOC and n not in outputs]:
-        last = max((k for k, n in enumerate(new) if _uses(n, alloc)), default=new.index(alloc))
+        last = max((k for k, n in enumerate(new) if n.uses(alloc)), default=new.index(alloc))
         free = Node(OPS["free"], None, (), [alloc])
         free.scope = scope
         new.insert(last + 1, free)

@@ -40,7 +40,7 @@ def per_element_conditions(loop: Node, uniform) -> list[Node]:
     (``uniform(node)`` tells a host value)."""
     return [owner.args[0] for jump in jumps(loop) for owner in jump.owner_chain()
             if owner.op is IF and owner.args[0].rank and not uniform(owner.args[0])
-            and _inside(owner, loop)]
+            and owner.is_inside(loop)]
 
 
 def mask_loop(program: Program, loop: Node, uniform) -> list[Node]:
@@ -168,7 +168,7 @@ class _Masks:
                 self._stop(target, node.op is BREAK)
                 break  # what follows a jump in its block never runs
             target.append(node)
-            if node.op is IF and self.loop is not None and any(_inside(j, node) for j in jumps(self.loop)):
+            if node.op is IF and self.loop is not None and any(j.is_inside(node) for j in jumps(self.loop)):
                 node.body.set_nodes(self.block(list(node.body.nodes)))
                 if top:
                     self._flush(out, guarded)  # what follows checks `going` again
@@ -213,10 +213,7 @@ class _Masks:
 def _place_before(loop: Node, nodes: list[Node]) -> list[Node]:
     """Put ``nodes`` in the loop's scope just before it (a later planning of the scope, after
     a guard moved it, must find them there) and return them."""
-    for node in nodes:
-        node.scope = loop.scope
-    index = loop.scope.nodes.index(loop)
-    loop.scope.nodes[index:index] = nodes
+    loop.scope.insert_before(loop, nodes)
     return nodes
 
 
@@ -225,7 +222,3 @@ def _if(builder: Builder, condition: Node, body: list) -> Node:
     node.body = Scope(node)
     node.body.set_nodes(body)
     return node
-
-
-def _inside(node: Node, block: Node) -> bool:
-    return any(owner is block for owner in node.owner_chain())

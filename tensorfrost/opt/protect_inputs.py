@@ -24,7 +24,7 @@ def _copy_before_first_use(program: Program, inp: Node) -> None:
     for k, top in enumerate(root):
         if top is inp or top.op is INPUT_DIM and top.args[0] is inp:
             continue
-        if any(_reads(n, inp) for n in _subtree(top)):
+        if any(_reads(n, inp) for n in top.subtree()):
             first = k
             break
     copy = Node(OPS["copy"], inp.dtype, inp.shape, [inp], name=f"{inp.name}_copy")
@@ -39,11 +39,3 @@ def _copy_before_first_use(program: Program, inp: Node) -> None:
 
 def _reads(node: Node, inp: Node) -> bool:
     return node.op is not INPUT_DIM and inp in node.args
-
-
-def _subtree(node: Node):
-    yield node
-    if node.body is not None:
-        for child in node.body.nodes:
-            yield from _subtree(child)
-

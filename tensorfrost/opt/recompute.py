@@ -16,12 +16,11 @@ from __future__ import annotations
 from ..ir.node import Node, Program, walk
 from ..ir.ops import CONST, DIM_ID, KERNEL, LOAD
 from ..ir.shapes import shapes_equal
-from .analysis import MutationInfo, is_memory, is_write
+from .analysis import INFINITE, MEMORY_READ, MutationInfo, is_memory, is_write
 from .dce import run as remove_dead_code
 from .rewrite import copy_node
 
 RECOMPUTE_BUDGET = 3000.0
-INFINITE = float("inf")
 
 
 class _Recompute:
@@ -101,11 +100,11 @@ class _Recompute:
             result = node.op.cost
             for arg in node.args:
                 if is_memory(arg, self.mutable) and home is not None:
-                    result += 128.0 if self.readable(arg, node, here) else INFINITE
+                    result += MEMORY_READ if self.readable(arg, node, here) else INFINITE
                 elif self.kernel_of.get(arg) is home:
                     result += self.cost(arg, here, memo)
                 elif self.kernel_of.get(arg) is not None:
-                    result += 128.0  # read from another kernel's buffer
+                    result += MEMORY_READ  # read from another kernel's buffer
         elif node.op is LOAD and is_memory(node.args[0], self.mutable):
             ok = self.readable(node.args[0], node, here)
             result = node.op.cost + sum(self.cost(i, here, memo) for i in node.args[1:]) if ok else INFINITE

@@ -14,10 +14,9 @@ from ..ir import dtypes as dt
 from ..ir.node import Node
 from ..ir.ops import CONST, DIM_ID, LOAD
 from ..ir.shapes import dims_equal, shapes_equal, static_value
-from .analysis import MutationInfo, is_memory
+from .analysis import INFINITE, MEMORY_READ, MutationInfo, is_memory
 from .rewrite import Rebuilder
 
-INFINITE = float("inf")
 SINGLE_USE_BUDGET = 4096.0  # recompute a producer used once unless it is huge
 SHARED_BUDGET = 256.0  # about the cost of storing and loading a value
 
@@ -102,7 +101,7 @@ class Reindexer:
         if node.rank == 0 or node.op is DIM_ID or (node.op is CONST and node not in self.mutable):
             result = 0.0
         elif is_memory(node, self.mutable):
-            result = 128.0  # a load where the value is used
+            result = MEMORY_READ  # a load where the value is used
         elif node.op.kind == "elementwise":
             result = node.op.cost + sum(self._read_cost(a, node, here, memo) for a in node.args)
         elif node.op is LOAD:
