@@ -16,7 +16,24 @@ from .ast_frontend import kernel_program, static_range
 from .backend import codegen, cpp_lang, cpu, glsl_lang, hlsl_lang, initialize, interpreter, opengl
 from .backend_codegen.mode import get_all_generated_kernels, get_all_generated_main_functions, get_cpp_header
 from .backend_gl.renderdoc import renderdoc_end_capture, renderdoc_start_capture
-from .ir.algorithms import (
+from .ir.dtypes import DType, bool1, float32, int32, uint32
+from .ir.errors import (
+    ArgumentError,
+    CheckpointError,
+    CompileError,
+    CompilerSetupError,
+    DTypeError,
+    GlThreadError,
+    InternalError,
+    RuntimeCheckError,
+    ShapeError,
+    TensorFrostError,
+    TraceError,
+)
+from .nn import Module, Parameter, ParameterArray, optimizers
+from .program import TensorProgram, compile
+from .runtime import TensorMemory, tensor
+from .tracing.algorithms import (
     all,
     any,
     dot,
@@ -35,21 +52,31 @@ from .ir.algorithms import (
     transpose,
     unsqueeze,
 )
-from .ir.dtypes import DType, bool1, float32, int32, uint32
-from .ir.errors import (
-    ArgumentError,
-    CheckpointError,
-    CompileError,
-    CompilerSetupError,
-    DTypeError,
-    GlThreadError,
-    InternalError,
-    RuntimeCheckError,
-    ShapeError,
-    TensorFrostError,
-    TraceError,
+from .tracing.api import (
+    assert_tensor,
+    break_loop,
+    buffer,
+    const,
+    continue_loop,
+    grad,
+    if_cond,
+    index,
+    index_grid,
+    indices,
+    input,
+    loop,
+    ones,
+    region_begin,
+    region_end,
+    scatterAdd,
+    scatterAnd,
+    scatterMax,
+    scatterMin,
+    scatterOr,
+    scatterXor,
+    zeros,
 )
-from .ir.mathfn import (
+from .tracing.mathfn import (
     abs,
     acos,
     asfloat,
@@ -95,35 +122,8 @@ from .ir.mathfn import (
     trunc,
     uint,
 )
-from .ir.tensor import Tensor
-from .ir.trace import Arg
-from .ir.tracing import (
-    assert_tensor,
-    break_loop,
-    buffer,
-    const,
-    continue_loop,
-    grad,
-    if_cond,
-    index,
-    index_grid,
-    indices,
-    input,
-    loop,
-    ones,
-    region_begin,
-    region_end,
-    scatterAdd,
-    scatterAnd,
-    scatterMax,
-    scatterMin,
-    scatterOr,
-    scatterXor,
-    zeros,
-)
-from .nn import Module, Parameter, ParameterArray, optimizers
-from .program import TensorProgram, compile
-from .runtime import TensorMemory, tensor
+from .tracing.tensor import Tensor
+from .tracing.trace import Arg
 
 __version__ = "0.1.0"
 

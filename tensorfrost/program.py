@@ -12,9 +12,9 @@ from .ir.errors import ArgumentError, TensorFrostError
 from .ir.interpreter import run as interpret
 from .ir.node import clone_program
 from .ir.printer import format_program
-from .ir.trace import trace
 from .opt.pipeline import compile_program
 from .runtime import TensorMemory, as_array
+from .tracing.trace import trace
 
 
 class TensorProgram:

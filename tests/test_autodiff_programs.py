@@ -6,8 +6,8 @@ import pytest
 from test_autodiff import numeric_gradient
 
 import tensorfrost as tf
-from tensorfrost.ir.trace import trace
 from tensorfrost.opt import autodiff
+from tensorfrost.tracing.trace import trace
 
 
 def test_linear_regression(backend):

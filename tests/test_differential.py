@@ -20,8 +20,8 @@ from program_generator import central_gradients, describe, inputs, load, oracle,
 import tensorfrost as tf
 from tensorfrost.ir.interpreter import run as interpret
 from tensorfrost.ir.node import clone_program
-from tensorfrost.ir.trace import trace
 from tensorfrost.opt.pipeline import PASSES
+from tensorfrost.tracing.trace import trace
 
 GENERATED = int(os.environ.get("TENSORFROST_DIFFERENTIAL_EXAMPLES", "0"))
 

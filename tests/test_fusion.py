@@ -127,8 +127,8 @@ def test_fission_splits_a_kernel_into_parts_within_the_buffer_limit():
     consecutive parts; values and variables crossing parts go through buffers."""
     from tensorfrost.ir.interpreter import run as interpret
     from tensorfrost.ir.node import clone_program
-    from tensorfrost.ir.trace import trace
     from tensorfrost.opt.pipeline import compile_program
+    from tensorfrost.tracing.trace import trace
 
     def program():
         xs = [tf.input([-1], tf.float32) for _ in range(6)]

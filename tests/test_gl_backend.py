@@ -10,7 +10,7 @@ from test_differential import _assert_close, _inputs, build, recipes
 
 import tensorfrost as tf
 from tensorfrost.ir.interpreter import run as interpret
-from tensorfrost.ir.trace import trace
+from tensorfrost.tracing.trace import trace
 
 REASON = gl_unavailable_reason()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no OpenGL 4.3 context: {REASON}")

@@ -13,8 +13,8 @@ import types
 
 from ..ir.builder import active
 from ..ir.errors import TraceError
-from ..ir.tensor import Tensor
 from ..program import TensorProgram
+from ..tracing.tensor import Tensor
 from .errors import KernelProgramError, relocate
 from .function import compile_function, explain, helpers_used, twin
 

@@ -16,7 +16,7 @@ import itertools
 
 import gast
 
-from ..ir import tracing
+from ..tracing import api as tracing
 from .analysis import Analysis, must_assign, reads, targets, walrus, writes
 from .errors import error_at
 

@@ -29,14 +29,14 @@ import sys
 import weakref
 
 from ..ir import dtypes as dt
-from ..ir import tracing
 from ..ir.builder import current
 from ..ir.errors import user_location
-from ..ir.mathfn import select as tf_select
 from ..ir.node import operands
 from ..ir.ops import CONST
-from ..ir.tensor import Tensor, apply, is_scalar
 from ..ir.widen import Retrace
+from ..tracing import api as tracing
+from ..tracing.mathfn import select as tf_select
+from ..tracing.tensor import Tensor, apply, is_scalar
 from .errors import KernelProgramError
 
 _FOREVER = 2 ** 31 - 1  # the end of the counted loop that runs `while` loops in the IR

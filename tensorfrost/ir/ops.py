@@ -36,7 +36,7 @@ from .op_rules import (  # noqa: F401 (the table's API, re-exported)
 )
 
 # Structural ops. Their shapes and dtypes are computed by the tracing functions that build
-# them (ir/tracing.py, ir/algorithms.py, ir/indexing.py); emitters handle their structure.
+# them (tracing/api.py, tracing/algorithms.py, tracing/indexing.py); emitters handle their structure.
 
 
 def _identity(f, i, u, b):

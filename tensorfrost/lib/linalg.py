@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..ir import algorithms as alg
-from ..ir.mathfn import copy
-from ..ir.tensor import Tensor
-from ..ir.tracing import index, index_grid, loop, zeros
+from ..tracing import algorithms as alg
+from ..tracing.api import index, index_grid, loop, zeros
+from ..tracing.mathfn import copy
+from ..tracing.tensor import Tensor
 
 
 def qr(a: Tensor) -> tuple[Tensor, Tensor]:

@@ -8,10 +8,10 @@
 
 from __future__ import annotations
 
-from ..ir.algorithms import sum as tf_sum
 from ..ir.errors import TensorFrostError
-from ..ir.mathfn import clamp, sqrt
-from ..ir.mathfn import max as tf_max
+from ..tracing.algorithms import sum as tf_sum
+from ..tracing.mathfn import clamp, sqrt
+from ..tracing.mathfn import max as tf_max
 
 MODES = ("value", "norm", "global_norm")
 

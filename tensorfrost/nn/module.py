@@ -29,9 +29,9 @@ import numpy as np
 
 from ..ir import dtypes as dt
 from ..ir.errors import ArgumentError, CheckpointError, ShapeError, TensorFrostError
-from ..ir.tensor import Tensor
-from ..ir.tracing import input as tf_input
 from ..runtime import TensorMemory, as_array, tensor
+from ..tracing.api import input as tf_input
+from ..tracing.tensor import Tensor
 from .program import ModuleProgram
 
 

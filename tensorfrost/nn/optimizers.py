@@ -38,11 +38,11 @@ import numpy as np
 
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
-from ..ir.mathfn import sqrt
-from ..ir.tensor import Tensor
-from ..ir.trace import Arg
-from ..ir.tracing import assert_tensor, grad
 from ..runtime import TensorMemory, tensor
+from ..tracing.api import assert_tensor, grad
+from ..tracing.mathfn import sqrt
+from ..tracing.tensor import Tensor
+from ..tracing.trace import Arg
 from .clipping import check_mode, clip_gradients
 from .module import Module, Parameter, ParameterArray, fill_parameters
 from .program import ModuleProgram, parameter_names

@@ -5,9 +5,9 @@ from __future__ import annotations
 import inspect
 
 from ..ir.errors import TensorFrostError
-from ..ir.trace import Arg
-from ..ir.tracing import input as tf_input
 from ..program import TensorProgram
+from ..tracing.api import input as tf_input
+from ..tracing.trace import Arg
 
 
 class ModuleProgram:

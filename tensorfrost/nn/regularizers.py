@@ -8,7 +8,7 @@ With learning rate ``lr``, a parameter ``p`` and its update ``u``::
 
 from __future__ import annotations
 
-from ..ir.mathfn import sign
+from ..tracing.mathfn import sign
 
 
 def decay(param, learning_rate, l1: float, l2: float):

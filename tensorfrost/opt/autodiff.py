@@ -15,17 +15,17 @@ its creation (a variable's initial value, an input's value).
 
 from __future__ import annotations
 
-from ..ir import algorithms as alg
 from ..ir import dtypes as dt
-from ..ir import mathfn
-from ..ir import vjp as _structural_vjps  # noqa: F401 (attaches the structural VJPs)
 from ..ir.builder import Builder, using
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope, walk
 from ..ir.ops import AUTODIFF, DETACH, GRAD, IF, INPUT, LOAD, LOOP, PASS_GRAD
 from ..ir.shapes import dims_equal, static_value
-from ..ir.tensor import Tensor
-from ..ir.tracing import scatterAdd
+from ..tracing import algorithms as alg
+from ..tracing import mathfn
+from ..tracing.api import scatterAdd
+from ..tracing.tensor import Tensor
+from ..tracing.vjp import rule as vjp_rule
 from . import autodiff_control as control
 from .analysis import is_write, mutable_nodes
 from .autodiff_scatter import reduced_scatter
@@ -199,7 +199,7 @@ class Sweep:
             elif is_write(node):
                 if self.resolve(node.args[0]) in self.buffers:
                     self._apply_vjp(node, None)
-            elif node in self.depends and node.dtype is not None and node.dtype.is_float and node.op.vjp \
+            elif node in self.depends and node.dtype is not None and node.dtype.is_float and vjp_rule(node.op) \
                     and node not in self.wrts:
                 grad = self.take(node)
                 if grad is not None:
@@ -207,9 +207,10 @@ class Sweep:
 
 
     def _apply_vjp(self, node: Node, grad: Tensor | None) -> None:
-        if node.op.vjp is None:
+        vjp = vjp_rule(node.op)
+        if vjp is None:
             return
-        grads = node.op.vjp(_VjpContext(self, node), grad)
+        grads = vjp(_VjpContext(self, node), grad)
         for arg, g in zip(node.args, grads):
             if g is not None and arg in self.depends and arg.dtype.is_float:
                 self.contribute(arg, g)

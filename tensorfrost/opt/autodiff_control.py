@@ -13,16 +13,16 @@ vector-Jacobian product sees the value its op saw.
 
 from __future__ import annotations
 
-from ..ir import algorithms as alg
 from ..ir import dtypes as dt
 from ..ir.builder import Builder, current, using
 from ..ir.errors import TraceError
-from ..ir.mathfn import clamp, copy
-from ..ir.mathfn import max as maximum
 from ..ir.node import Node, Program, Scope, positions, scope_end, walk
 from ..ir.ops import BREAK, DETACH, IF, LOAD, LOOP, OPS, SET, SPLIT_DIM
-from ..ir.tensor import Tensor
-from ..ir.tracing import indices, scatterAdd, uniform
+from ..tracing import algorithms as alg
+from ..tracing.api import indices, scatterAdd, uniform
+from ..tracing.mathfn import clamp, copy
+from ..tracing.mathfn import max as maximum
+from ..tracing.tensor import Tensor
 from .analysis import is_write, mutable_nodes
 
 

@@ -11,14 +11,14 @@ the atomic scatter.
 
 from __future__ import annotations
 
-from ..ir import algorithms as alg
 from ..ir import dtypes as dt
 from ..ir.builder import current
 from ..ir.node import Node
 from ..ir.ops import CONST, DIM_ID, DIV, MOD, MUL
 from ..ir.shapes import dims_equal, shapes_equal
-from ..ir.tensor import Tensor
-from ..ir.tracing import scatterAdd
+from ..tracing import algorithms as alg
+from ..tracing.api import scatterAdd
+from ..tracing.tensor import Tensor
 
 _REINDEXABLE = ("elementwise",)
 

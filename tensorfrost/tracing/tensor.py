@@ -10,11 +10,11 @@ import numbers
 
 import numpy as np
 
-from . import dtypes as dt
-from .builder import current
-from .errors import DTypeError, ShapeError, TraceError, user_location
-from .node import Node
-from .shapes import describe_shape
+from ..ir import dtypes as dt
+from ..ir.builder import current
+from ..ir.errors import DTypeError, ShapeError, TraceError, user_location
+from ..ir.node import Node
+from ..ir.shapes import describe_shape
 
 
 class Tensor:
@@ -44,7 +44,7 @@ class Tensor:
     @property
     def indices(self) -> tuple:
         """The index of every element along each axis: ``i, j = A.indices``."""
-        from .tracing import indices
+        from .api import indices
         return indices(self.node.shape)
 
     def __repr__(self) -> str:
@@ -190,7 +190,7 @@ class Tensor:
 
     def set(self, value) -> None:
         """Replace this tensor's value with ``value`` (inside loops: a loop-carried update)."""
-        from .tracing import assign
+        from .api import assign
         assign(self, value)
 
 

@@ -8,11 +8,11 @@ tensor's bounds when the program runs, so no access leaves a buffer.
 
 from __future__ import annotations
 
-from . import dtypes as dt
-from .builder import current
-from .errors import ShapeError, TraceError, user_location
-from .node import Node
-from .shapes import static_value
+from ..ir import dtypes as dt
+from ..ir.builder import current
+from ..ir.errors import ShapeError, TraceError, user_location
+from ..ir.node import Node
+from ..ir.shapes import static_value
 from .tensor import Tensor, check_index_dtype, node_of
 
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import re
 
-from . import dtypes as dt
-from .builder import current
-from .errors import DTypeError, ShapeError, TraceError, user_location
-from .node import Node, Scope
-from .ops import DIM_ID, INPUT, INPUT_DIM, LOAD
-from .shapes import describe_dim, describe_shape, dims_equal, static_value
+from ..ir import dtypes as dt
+from ..ir.builder import current
+from ..ir.errors import DTypeError, ShapeError, TraceError, user_location
+from ..ir.node import Node, Scope
+from ..ir.ops import DIM_ID, INPUT, INPUT_DIM, LOAD
+from ..ir.shapes import describe_dim, describe_shape, dims_equal, static_value
+from ..ir.widen import sets_in, widen_for_conditions
 from .tensor import Tensor, apply, check_index_dtype, check_shape_list, node_of
-from .widen import sets_in, widen_for_conditions
 
 _INPUT_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=\s*[\w.]*input\(")
 

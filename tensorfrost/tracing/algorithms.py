@@ -7,11 +7,11 @@ through them: ``tf.sum(A[i, k] * B[k, j], axis=2)`` becomes one kernel.
 
 from __future__ import annotations
 
-from . import dtypes as dt
-from .builder import current
-from .errors import ShapeError, user_location
-from .node import Node
-from .shapes import describe_shape, dims_equal, normalize_axis, static_value
+from ..ir import dtypes as dt
+from ..ir.builder import current
+from ..ir.errors import ShapeError, user_location
+from ..ir.node import Node
+from ..ir.shapes import describe_shape, dims_equal, normalize_axis, static_value
 from .tensor import Tensor, apply, node_of
 
 

@@ -1,17 +1,17 @@
 """Vector-Jacobian products of the structural ops: reductions, scans, views, matmul, and the
 memory ops (loads, stores, scatters, variable updates).
 
-They are attached to the op-table entries (``Op.vjp``) like the elementwise ones in
-ops_math.py. Memory ops act on the autodiff pass's adjoint buffers through ``ad``:
+``rule(op)`` gives an op's VJP: these, or the elementwise ones the op table holds
+(``Op.vjp``, from ops_math.py). Memory ops act on the autodiff pass's adjoint buffers through ``ad``:
 a load's gradient scatters into its memory's adjoint; a store reads the adjoint at its
 index and clears it (the old value there no longer matters).
 """
 
 from __future__ import annotations
 
+from ..ir.errors import TraceError
+from ..ir.op_rules import Op
 from . import algorithms as alg
-from .errors import TraceError
-from .ops import OPS
 from .tensor import Tensor
 
 
@@ -109,6 +109,8 @@ _STRUCTURAL = {
     "set": _vjp_set,
 }
 
-for _name, _vjp in _STRUCTURAL.items():
-    OPS[_name].vjp = _vjp
-del _name, _vjp
+
+
+def rule(op: Op):
+    """The vector-Jacobian product of ``op``, or None if no gradient flows through it."""
+    return _STRUCTURAL.get(op.name, op.vjp)

@@ -6,14 +6,14 @@ import inspect
 import re
 from collections import defaultdict
 
-from . import dtypes as dt
-from .builder import current, tracing
-from .errors import TraceError, user_location
-from .node import Program
+from ..ir import dtypes as dt
+from ..ir.builder import current, tracing
+from ..ir.errors import TraceError, user_location
+from ..ir.node import Program
+from ..ir.validate import check_scoping
+from ..ir.widen import MAX_TRACES, Retrace, ShapePlan, retrace_limit_error, sets_in, widen_for_conditions
+from .api import input as tf_input
 from .tensor import Tensor, is_scalar
-from .tracing import input as tf_input
-from .validate import check_scoping
-from .widen import MAX_TRACES, Retrace, ShapePlan, retrace_limit_error, sets_in, widen_for_conditions
 
 _SIMPLE_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
 _TUPLE_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*=[^=]")

@@ -6,9 +6,9 @@ Each is a thin wrapper over one op-table entry; the op table documents the seman
 
 from __future__ import annotations
 
+from ..ir.builder import current
+from ..ir.ops import OPS
 from . import algorithms
-from .builder import current
-from .ops import OPS
 from .tensor import apply
 
 
