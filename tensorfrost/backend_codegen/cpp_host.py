@@ -22,7 +22,7 @@ import os
 import re
 
 from ..backend_cpu.emit_cpp import prelude
-from ..backend_gl.shader import local_size
+from ..emit.binding import local_size
 from ..emit.clike import BodyEmitter, Lang, c_string, identifier
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program

@@ -22,7 +22,7 @@ import re
 from ..backend_cpu.emit_cpp import CppProgram
 from ..backend_gl.glsl import emit_kernel as emit_glsl
 from ..backend_gl.hlsl import emit_kernel as emit_hlsl
-from ..backend_gl.shader import buffer_order
+from ..emit.binding import buffer_order
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node

@@ -7,14 +7,13 @@ source is what the OpenGL runtime compiles and what codegen mode hands to the us
 
 from __future__ import annotations
 
+from ..emit.binding import GROUP_SIZE, local_size
 from ..ir.node import Node
 from .shader import (
-    GROUP_SIZE,
     KernelShader,
     ShaderLang,
     describe,
     emit_body,
-    local_size,
     make_slots,
     prelude_blocks,
     select_prelude,

@@ -9,14 +9,13 @@ binding order); the uniform words sit in ``cbuffer tf_uniforms : register(b0)`` 
 
 from __future__ import annotations
 
+from ..emit.binding import GROUP_SIZE, local_size
 from ..ir.node import Node
 from .shader import (
-    GROUP_SIZE,
     KernelShader,
     ShaderLang,
     describe,
     emit_body,
-    local_size,
     make_slots,
     prelude_blocks,
     select_prelude,

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..emit.binding import buffer_order
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node, Program
 from ..ir.ops import CONST
 from ..opt.analysis import set_variables
 from ..runtime import allocation_labels
-from .shader import buffer_order, shader_identifier
+from .shader import shader_identifier
 
 SCALAR_TYPES = {dt.float32: np.float32, dt.int32: np.int32, dt.uint32: np.uint32, dt.bool1: np.bool_}
 

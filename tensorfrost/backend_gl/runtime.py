@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from ..emit.binding import buffer_order, dispatch_groups
 from ..ir import dtypes as dt
 from ..ir.errors import CompileError, GlThreadError, RuntimeCheckError, TensorFrostError, generated_code_rejected
 from ..ir.node import walk
@@ -25,7 +26,6 @@ from . import context
 from .glsl import NV_FLOAT_ATOMICS, emit_kernel
 from .host import build_host
 from .programs import compile_program
-from .shader import buffer_order, dispatch_groups
 from .split import split_kernel
 
 MAX_RANK = 8

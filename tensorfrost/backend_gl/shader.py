@@ -1,12 +1,9 @@
 """What GLSL and HLSL kernels share: buffer slots, uniforms, thread indexing, atomics.
 
 A kernel runs one thread per element of its grid, in groups of ``GROUP_SIZE`` threads
-along one axis. The flat thread index is ``(group.y * groups_x + group.x) * GROUP_SIZE +
-local.x``, so a dispatch of more groups than a dimension allows is folded into rows of
-groups (``dispatch_groups``); each grid index is recovered from the flat index by
-division. Buffers are bound written ones first, then read-only ones, each in first-use
-order (``buffer_order``); the host's uniforms (grid dims, loop counters, host scalars) are
-32-bit words ``tf_u[k]`` in the order of the kernel's ``uniforms`` attribute.
+along one axis (the binding ABI of ``emit/binding.py``). The flat thread index is
+``(group.y * groups_x + group.x) * GROUP_SIZE + local.x``; each grid index is recovered
+from the flat index by division. The host's uniforms are 32-bit words ``tf_u[k]``.
 
 A buffer larger than the driver's largest storage block is bound as several ranges
 ("parts"); its reads, writes and atomics then go through generated helpers that pick the
@@ -19,27 +16,18 @@ from __future__ import annotations
 import os
 import re
 
+from ..emit.binding import buffer_order
 from ..emit.clike import BodyEmitter, Lang, c_comment, identifier
 from ..ir import dtypes as dt
 from ..ir.node import Node, walk
 from ..ir.ops import SET
 from ..opt.analysis import set_variables
 
-GROUP_SIZE = 256
 _ORDER = ("lt", "le", "gt", "ge")
 
 
-def buffer_order(kernel: Node) -> list:
-    """The kernel's buffers in binding order: written ones, then read-only ones."""
-    buffers, written = kernel.attrs["buffers"], kernel.attrs["written"]
-    return [b for b in buffers if b in written] + [b for b in buffers if b not in written]
 
 
-def dispatch_groups(threads: int, max_x: int) -> tuple[int, int]:
-    """(groups along x, rows of groups along y) covering ``threads`` with the fewest idle groups."""
-    groups = -(-threads // GROUP_SIZE)
-    rows = -(-groups // max_x)
-    return -(-groups // rows), rows
 
 
 def shader_identifier(node: Node, names: dict) -> str:
@@ -306,7 +294,3 @@ def describe(kernel: Node, slots: list, names: dict) -> list:
     for k, uniform in enumerate(kernel.attrs["uniforms"]):
         lines.append(f"tf_u[{k}]: {names[uniform]} ({uniform.dtype.name})")
     return ["// " + c_comment(line) for line in lines]
-
-
-def local_size(kernel: Node) -> int:
-    return GROUP_SIZE if kernel.rank else 1

@@ -9,10 +9,10 @@ kernel writes is also read by it, so such kernels are never split.
 
 from __future__ import annotations
 
+from ..emit.binding import buffer_order
 from ..ir.errors import CompileError
 from ..ir.node import Node, operands, walk
 from ..ir.ops import LOAD, SET, STORE
-from .shader import buffer_order
 
 
 def _writes(kernel: Node) -> list:
