@@ -2,6 +2,7 @@
 the user's line, and leaves everything usable."""
 
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -87,6 +88,11 @@ def test_trace_errors_point_at_the_users_line():
         tf.compile(program)
     assert "cannot broadcast" in str(info.value)
     assert f"{os.path.basename(__file__)}" in str(info.value) and "return a + b" in str(info.value)
+    if sys.version_info >= (3, 11):  # columns of the expression, from the frame (co_positions)
+        lines = str(info.value).splitlines()
+        code = next(k for k, line in enumerate(lines) if "return a + b" in line)
+        assert lines[code + 1].strip() == "^^^^^" and lines[code + 1].index("^") == lines[code].index("a + b")
+        assert ", column " in lines[code - 1]
 
 
 def test_python_truth_value_of_a_tensor():

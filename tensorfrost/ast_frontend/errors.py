@@ -11,9 +11,6 @@ tracing it, is reported as the user's file, line and column, with the line and a
 
 from __future__ import annotations
 
-import itertools
-import linecache
-
 from ..ir.errors import SourceLocation, TensorFrostError, TraceError, is_library_file
 
 
@@ -24,38 +21,10 @@ class KernelProgramError(TraceError):
     original: BaseException | None = None
 
 
-class SourceSpan(SourceLocation):
-    """A location with columns: rendered with the source line and a caret under the span."""
-
-    __slots__ = ("col", "end_lineno", "end_col")
-
-    def __init__(self, filename: str, lineno: int, col: int | None = None, end_lineno: int | None = None,
-                 end_col: int | None = None, function: str = ""):
-        super().__init__(filename, lineno, function)
-        self.col, self.end_lineno, self.end_col = col, end_lineno, end_col
-
-    def describe(self) -> str:
-        head = f'File "{self.filename}", line {self.lineno}'
-        text = linecache.getline(self.filename, self.lineno).rstrip()
-        if self.col is None:
-            return head + (f"\n    {text.strip()}" if text.strip() else "")
-        head += f", column {self.col + 1}"
-        if not text.strip():
-            return head
-        indent = len(text) - len(text.lstrip())
-        start = max(self.col - indent, 0)
-        stripped = text.strip()
-        if self.end_lineno == self.lineno and self.end_col is not None and self.end_col > self.col:
-            width = self.end_col - self.col
-        else:
-            width = len(stripped) - start
-        return f"{head}\n    {stripped}\n    {' ' * start}{'^' * max(width, 1)}"
-
-
-def span_of(node, filename: str, function: str = "") -> SourceSpan:
+def span_of(node, filename: str, function: str = "") -> SourceLocation:
     """The location of an AST node (its columns are the original file's)."""
-    return SourceSpan(filename, getattr(node, "lineno", 0), getattr(node, "col_offset", None),
-                      getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None), function)
+    return SourceLocation(filename, getattr(node, "lineno", 0), function, getattr(node, "col_offset", None),
+                          getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None))
 
 
 def error_at(node, filename: str, message: str) -> KernelProgramError:
@@ -73,28 +42,18 @@ def _user_frame(tb):
     return found
 
 
-def _position(tb) -> tuple:
-    code = tb.tb_frame.f_code
-    if hasattr(code, "co_positions") and tb.tb_lasti >= 0:
-        position = next(itertools.islice(code.co_positions(), tb.tb_lasti // 2, None), None)
-        if position is not None and position[0] is not None:
-            return position
-    return tb.tb_lineno, None, None, None
-
-
 def relocate(exc: BaseException, explain=None) -> BaseException:
     """The error to raise for ``exc``, raised while tracing a kernel program: the same error
     class for tensorfrost errors, a KernelProgramError for anything else, in both cases
     located at the innermost user line of the traceback (with columns where Python has them).
     ``explain(location, exc)`` may return a better message for a known mistake."""
-    if isinstance(exc, KernelProgramError) and isinstance(exc.location, SourceSpan):
-        return exc
+    if isinstance(exc, KernelProgramError) and exc.location is not None and not exc.location.traced:
+        return exc  # located by the rewriter already
     tb = _user_frame(exc.__traceback__)
     if tb is None:
         return exc
-    lineno, end_lineno, col, end_col = _position(tb)
-    location = SourceSpan(tb.tb_frame.f_code.co_filename, lineno, col, end_lineno, end_col,
-                          tb.tb_frame.f_code.co_name)
+    code = tb.tb_frame.f_code
+    location = SourceLocation(code.co_filename, tb.tb_lineno, code.co_name, code=code, instruction=tb.tb_lasti)
     if isinstance(exc, TensorFrostError):
         message = exc.message
     else:

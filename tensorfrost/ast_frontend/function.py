@@ -22,10 +22,10 @@ import weakref
 import gast
 
 from ..ir.builder import active
-from ..ir.errors import is_library_file
+from ..ir.errors import SourceLocation, is_library_file
 from . import runtime
 from .analysis import analyse
-from .errors import KernelProgramError, SourceSpan
+from .errors import KernelProgramError
 from .rewrite import RUNTIME, Rewriter
 
 _LIBRARY_DIRS = tuple(os.path.abspath(p) + os.sep for p in
@@ -128,12 +128,12 @@ def _source(fn) -> tuple:
         module = gast.parse("if True:\n" + text if indented else text)
     except SyntaxError as exc:
         raise KernelProgramError(f"cannot parse the source of {fn.__qualname__}: {exc.msg}",
-                                 SourceSpan(filename, first)) from None
+                                 SourceLocation(filename, first)) from None
     body = module.body[0].body if indented else module.body
     defs = [s for s in body if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef))]
     if not defs:
         raise KernelProgramError(f"{fn.__qualname__} is not defined by a 'def' statement (a lambda?); "
-                                 "kernel programs and their helpers need one", SourceSpan(filename, max(first, 1)))
+                                 "kernel programs and their helpers need one", SourceLocation(filename, max(first, 1)))
     fn_def = defs[0]
     gast.increment_lineno(fn_def, max(first, 1) - (2 if indented else 1))
     return fn_def, filename
@@ -143,7 +143,7 @@ def _compile(fn) -> Compiled:
     fn_def, filename = _source(fn)
     if isinstance(fn_def, gast.AsyncFunctionDef):
         raise KernelProgramError("'async def' is not supported in a kernel program",
-                                 SourceSpan(filename, fn_def.lineno, fn_def.col_offset))
+                                 SourceLocation(filename, fn_def.lineno, col=fn_def.col_offset))
     tree = copy.deepcopy(fn_def)  # kept as written, to map error positions to expressions
 
     def resolve(node):
@@ -193,7 +193,7 @@ def _resolve(fn, node):
 # -- explaining errors -----------------------------------------------------------------------------
 
 
-def explain(location: SourceSpan, exc: BaseException):
+def explain(location: SourceLocation, exc: BaseException):
     """A better message for a known mistake at ``location``, or None."""
     if "cannot be used as a Python int" not in str(exc) or location.col is None:
         return None

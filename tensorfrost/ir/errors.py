@@ -7,6 +7,7 @@ the Python stack to the first frame outside the tensorfrost package.
 
 from __future__ import annotations
 
+import itertools
 import linecache
 import os
 import sys
@@ -17,14 +18,53 @@ _STDLIB_DIR = os.path.abspath(sysconfig.get_paths()["stdlib"])
 
 
 class SourceLocation:
-    """A place in the user's source: file, line, and the text of that line."""
+    """A place in the user's source: file, line, function, and the columns of the expression
+    when known. Rendered with the source line and a caret under the expression::
 
-    __slots__ = ("filename", "lineno", "function")
+        File "model.py", line 12, column 9
+            y = a + b
+                ^^^^^
 
-    def __init__(self, filename: str, lineno: int, function: str = ""):
+    The columns of a traced call are read from the frame's code object only when the
+    location is rendered (``code``/``instruction``), so tracing pays nothing for them."""
+
+    __slots__ = ("filename", "lineno", "function", "_columns", "_code", "_instruction")
+
+    def __init__(self, filename: str, lineno: int, function: str = "", col: int | None = None,
+                 end_lineno: int | None = None, end_col: int | None = None, code=None, instruction: int = -1):
         self.filename = filename
         self.lineno = lineno
         self.function = function
+        self._columns = (col, end_lineno, end_col) if col is not None or code is None else None
+        self._code, self._instruction = code, instruction
+
+    @property
+    def col(self) -> int | None:
+        return self._spans()[0]
+
+    @property
+    def end_lineno(self) -> int | None:
+        return self._spans()[1]
+
+    @property
+    def end_col(self) -> int | None:
+        return self._spans()[2]
+
+    def _spans(self) -> tuple:
+        if self._columns is None:  # the instruction a frame was at: its source positions
+            self._columns = (None, None, None)
+            positions = getattr(self._code, "co_positions", None)  # Python 3.11+
+            if positions is not None and self._instruction >= 0:
+                found = next(itertools.islice(positions(), self._instruction // 2, None), None)
+                if found is not None and found[0] == self.lineno and found[2] is not None:
+                    self._columns = (found[2], found[1], found[3])
+        return self._columns
+
+    @property
+    def traced(self) -> bool:
+        """True for the place a running frame was at (columns from its code), False for a
+        place the front end named (an AST node's)."""
+        return self._code is not None
 
     @property
     def line(self) -> str:
@@ -34,9 +74,23 @@ class SourceLocation:
         return f"{self.filename}:{self.lineno}"
 
     def describe(self) -> str:
-        """`file:line` followed by the source line, for error messages."""
-        text = self.line.strip()
-        return f'File "{self.filename}", line {self.lineno}' + (f"\n    {text}" if text else "")
+        """`file:line[, column]` followed by the source line and a caret under the expression."""
+        head = f'File "{self.filename}", line {self.lineno}'
+        text = self.line
+        col, end_lineno, end_col = self._spans()
+        if col is None:
+            return head + (f"\n    {text.strip()}" if text.strip() else "")
+        head += f", column {col + 1}"
+        if not text.strip():
+            return head
+        indent = len(text) - len(text.lstrip())
+        start = max(col - indent, 0)
+        stripped = text.strip()
+        if end_lineno == self.lineno and end_col is not None and end_col > col:
+            width = end_col - col
+        else:
+            width = len(stripped) - start
+        return f"{head}\n    {stripped}\n    {' ' * start}{'^' * max(width, 1)}"
 
 
 def is_library_file(filename: str) -> bool:
@@ -58,7 +112,8 @@ def user_location(skip_library: bool = True) -> SourceLocation | None:
     while frame is not None:
         filename = frame.f_code.co_filename
         if not skip_library or not (is_library_file(filename) or _is_python_internal(filename)):
-            return SourceLocation(filename, frame.f_lineno, frame.f_code.co_name)
+            return SourceLocation(filename, frame.f_lineno, frame.f_code.co_name, code=frame.f_code,
+                                  instruction=frame.f_lasti)
         frame = frame.f_back
     return None
 
