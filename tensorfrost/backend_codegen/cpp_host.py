@@ -24,6 +24,7 @@ import re
 from ..backend_cpu.emit_cpp import prelude
 from ..emit.binding import local_size
 from ..emit.clike import BodyEmitter, Lang, c_string, identifier
+from ..emit.host import HostEmitter
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program
 from ..opt.analysis import set_variables
@@ -50,8 +51,10 @@ def group_size(kernel: Node) -> int:
     return local_size(kernel)
 
 
-class MainFunction(BodyEmitter):
+class MainFunction(HostEmitter, BodyEmitter):
     """The C++ main function of a program; kernel ``k`` is dispatched as ``kernel_offset + k``."""
+
+    locate_buffers = False  # code shipped elsewhere names no paths of this machine
 
     def __init__(self, program: Program, function_name: str, kernel_offset: int):
         super().__init__(HostLang())
@@ -93,19 +96,15 @@ class MainFunction(BodyEmitter):
         self.emit(f"tf.check({self.value(node.args[0])}, {c_string(node.attrs['message'])}, {{{values}}});")
 
     def stmt_alloc(self, node: Node) -> None:
-        if node.shape:
-            # A size computed at run time must not wrap to a huge uint, nor exceed 32-bit indexing:
-            # checked with the words of shape_problem (tf.check throws a tf_error).
-            what = f"tensor '{node.name or self.name(node)}'"  # (no user paths in code shipped elsewhere)
-            dims = [f"(long long)({self.value(d)})" for d in node.shape]
-            for axis, dim in enumerate(dims):
-                negative = c_string(f"{what}: shape[{axis}] is {{0}}, a negative size")
-                self.emit(f"tf.check({dim} >= 0, {negative}, {{{dim}}});")
-            listed = ", ".join(f"{{{k}}}" for k in range(node.rank))
-            too_many = c_string(f"{what}: shape [{listed}] has more elements than the {MAX_ELEMENTS} a tensor can hold")
+        # A size computed at run time must not wrap to a huge uint, nor exceed 32-bit indexing
+        # (tf.check throws a tf_error with the message).
+        dims = [f"(long long)({self.value(d)})" for d in node.shape]
+        for check in self.size_checks(node):
+            values = [dims[axis] for axis in check.dims]
             # in doubles: no overflow, and rounding cannot move a product across 2^31 - 1
-            product = " * ".join(f"(double){dim}" for dim in dims)
-            self.emit(f"tf.check({product} <= {MAX_ELEMENTS}.0, {too_many}, {{{', '.join(dims)}}});")
+            holds = f"{values[0]} >= 0" if check.kind == "negative" else \
+                " * ".join(f"(double){v}" for v in values) + f" <= {MAX_ELEMENTS}.0"
+            self.emit(f"tf.check({holds}, {c_string(check.message)}, {{{', '.join(values)}}});")
         label = node.name or self.name(node)
         self.emit(f"TFTensor {self.name(node)} = tf.allocate({c_string(label)}, {self.shape_list(node.shape)}, "
                   f"TFType::{_TYPES[node.dtype]});")

@@ -9,16 +9,15 @@ too), dispatches kernels in host loops and ifs, and hands the outputs to the cal
 
 from __future__ import annotations
 
-import math
 import os
 
 from ..emit.clike import BodyEmitter, Lang, c_comment, c_string, identifier, index_arithmetic, shift_of
-from ..ir import dtypes as dt
+from ..emit.host import HostEmitter
 from ..ir.node import Node, Program, walk
-from ..ir.ops import ADD, BREAK, CONST, CONTINUE, IF, INPUT, KERNEL, LOAD, LOOP, MUL, SET, STORE
+from ..ir.ops import ADD, BREAK, CONTINUE, IF, INPUT, KERNEL, LOAD, LOOP, MUL, SET, STORE
 from ..ir.shapes import dims_equal
 from ..opt.analysis import set_variables
-from ..runtime import MAX_ELEMENTS, allocation_labels
+from ..runtime import MAX_ELEMENTS
 from . import tiling
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
@@ -271,17 +270,11 @@ class CppProgram:
         return "\n".join(lines)
 
 
-def _static_size(size: Node, mutable: set) -> int | None:
-    """The value of a dim known when compiling, else None."""
-    if size.op is CONST and size not in mutable:
-        return int(size.attrs["value"])
-    return None
-
-
-class _HostEmitter(BodyEmitter):
+class _HostEmitter(HostEmitter, BodyEmitter):
     def __init__(self, cpp: CppProgram):
         super().__init__(cpp.lang, names=cpp.names)
         self.cpp = cpp
+        self.program = cpp.program
         self.mutable = cpp.mutable
 
     def stmt_input(self, node: Node) -> None:
@@ -304,32 +297,15 @@ class _HostEmitter(BodyEmitter):
         count = " * ".join(f"(long long)({self.value(d)})" for d in node.shape) or "1"
         name = self.name(node)
         ctype = self.lang.storage_types[node.dtype]
-        # Sizes computed at run time: a negative one, or too many elements for 32-bit indices,
-        # stops the program before it allocates (in the words of runtime.shape_problem).
-        if not hasattr(self, "alloc_labels"):
-            self.alloc_labels = allocation_labels(self.cpp.program)
-        label = self.alloc_labels[node]
         dims = [f"(long long)({self.value(d)})" for d in node.shape]
-        static = [_static_size(size, self.mutable) for size in node.shape]
-        for axis, (dim, known) in enumerate(zip(dims, static)):
-            if known is None or known < 0:
-                self.emit(f"if ({dim} < 0) {{")
-                self.emit(f"    const long long tf_size = {dim};")
-                self.emit(f"    return tf_fail({c_string(f'{label}: shape[{axis}] is {{0}}, a negative size')}, "
-                          "&tf_size, 1);")
-                self.emit("}")
-        if None in static:  # (one int32 dim always fits)
-            check_count = node.rank > 1 or node.shape[0].dtype is not dt.int32
-        else:
-            check_count = math.prod(static) > MAX_ELEMENTS
-        if check_count:
+        for check in self.size_checks(node):
+            values = [dims[axis] for axis in check.dims]
             # in doubles: no overflow, and rounding cannot move a product across 2^31 - 1
-            product = " * ".join(f"(double){dim}" for dim in dims)
-            listed = ", ".join(f"{{{k}}}" for k in range(node.rank))
-            too_many = f"{label}: shape [{listed}] has more elements than the {MAX_ELEMENTS} a tensor can hold"
-            self.emit(f"if ({product} > {MAX_ELEMENTS}.0) {{")
-            self.emit(f"    const long long tf_sizes[] = {{{', '.join(dims)}}};")
-            self.emit(f"    return tf_fail({c_string(too_many)}, tf_sizes, {node.rank});")
+            failed = f"{values[0]} < 0" if check.kind == "negative" else \
+                " * ".join(f"(double){v}" for v in values) + f" > {MAX_ELEMENTS}.0"
+            self.emit(f"if ({failed}) {{")
+            self.emit(f"    const long long tf_sizes[] = {{{', '.join(values)}}};")
+            self.emit(f"    return tf_fail({c_string(check.message)}, tf_sizes, {len(values)});")
             self.emit("}")
         self.emit(f"tf_buffer {name}_memory({count}, {c_string(node.name or name)});")
         self.emit(f"if (!{name}_memory.data) return 1;")

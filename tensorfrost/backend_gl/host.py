@@ -14,18 +14,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..emit.binding import buffer_order
+from ..emit.host import HostEmitter
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node, Program
 from ..ir.ops import CONST
 from ..opt.analysis import set_variables
-from ..runtime import allocation_labels
 from .shader import shader_identifier
 
 SCALAR_TYPES = {dt.float32: np.float32, dt.int32: np.int32, dt.uint32: np.uint32, dt.bool1: np.bool_}
 
 
-class PythonHost:
+class PythonHost(HostEmitter):
     """Generates ``tf_main`` for a program; ``source`` is its text, ``namespace`` its globals."""
 
     def __init__(self, program: Program):
@@ -111,9 +111,7 @@ class PythonHost:
 
     def stmt_alloc(self, node: Node) -> None:
         dims = "".join(f"{self.value(d)}, " for d in node.shape)
-        if not hasattr(self, "alloc_labels"):
-            self.alloc_labels = allocation_labels(self.program)
-        label = self.global_value("label", self.alloc_labels[node])  # (user text stays out of the source)
+        label = self.global_value("label", self.allocation_label(node))  # (user text stays out of the source)
         self.emit(f"{self.name(node)} = rt.alloc(({dims}), _dtype_{node.dtype.name}, {label})")
 
     def stmt_free(self, node: Node) -> None:

@@ -152,12 +152,12 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
         return tf_fail("argument 1 ('c_im'): shape[1] must be {0} (c_re.shape[1]), got {1} (at <tests>/test_golden.py:25)", tf_values, 2);
     }
     if ((long long)(c_re_shape0_3) < 0) {
-        const long long tf_size = (long long)(c_re_shape0_3);
-        return tf_fail("tensor 'n' (made at <tests>/test_golden.py:26): shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(c_re_shape0_3)};
+        return tf_fail("tensor 'n' (made at <tests>/test_golden.py:26): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(c_re_shape1_4) < 0) {
-        const long long tf_size = (long long)(c_re_shape1_4);
-        return tf_fail("tensor 'n' (made at <tests>/test_golden.py:26): shape[1] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(c_re_shape1_4)};
+        return tf_fail("tensor 'n' (made at <tests>/test_golden.py:26): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(c_re_shape0_3) * (double)(long long)(c_re_shape1_4) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(c_re_shape0_3), (long long)(c_re_shape1_4)};

@@ -113,12 +113,12 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     }
     const int32_t B_shape1_5 = in[1].shape[1];
     if ((long long)(A_shape0_4) < 0) {
-        const long long tf_size = (long long)(A_shape0_4);
-        return tf_fail("tensor 'C': shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(A_shape0_4)};
+        return tf_fail("tensor 'C': shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(B_shape1_5) < 0) {
-        const long long tf_size = (long long)(B_shape1_5);
-        return tf_fail("tensor 'C': shape[1] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(B_shape1_5)};
+        return tf_fail("tensor 'C': shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(A_shape0_4) * (double)(long long)(B_shape1_5) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(A_shape0_4), (long long)(B_shape1_5)};
@@ -128,12 +128,12 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     if (!C_2_memory.data) return 1;
     float* C_2 = (float*)C_2_memory.data;
     if ((long long)(A_shape0_4) < 0) {
-        const long long tf_size = (long long)(A_shape0_4);
-        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(A_shape0_4)};
+        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(B_shape1_5) < 0) {
-        const long long tf_size = (long long)(B_shape1_5);
-        return tf_fail("tensor 'buf': shape[1] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(B_shape1_5)};
+        return tf_fail("tensor 'buf': shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(A_shape0_4) * (double)(long long)(B_shape1_5) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(A_shape0_4), (long long)(B_shape1_5)};

@@ -718,8 +718,8 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
         return tf_fail("argument 3 ('w2'): shape[1] must be {0} (4), got {1} (at <tests>/test_golden.py:42)", tf_values, 2);
     }
     if ((long long)(x_shape0_4) < 0) {
-        const long long tf_size = (long long)(x_shape0_4);
-        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(x_shape0_4)};
+        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(x_shape0_4) * (double)(long long)(32) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(x_shape0_4), (long long)(32)};
@@ -729,8 +729,8 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     if (!buf_3_memory.data) return 1;
     float* buf_3 = (float*)buf_3_memory.data;
     if ((long long)(x_shape0_4) < 0) {
-        const long long tf_size = (long long)(x_shape0_4);
-        return tf_fail("tensor 'hidden' (made at <tests>/test_golden.py:43): shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(x_shape0_4)};
+        return tf_fail("tensor 'hidden' (made at <tests>/test_golden.py:43): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(x_shape0_4) * (double)(long long)(32) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(x_shape0_4), (long long)(32)};
@@ -742,8 +742,8 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     mlp_step_k0(x_0, w1_1, hidden_2, buf_3, x_shape0_4);
     TF_STOP_IF_INTERRUPTED();
     if ((long long)(x_shape0_4) < 0) {
-        const long long tf_size = (long long)(x_shape0_4);
-        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(x_shape0_4)};
+        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(x_shape0_4) * (double)(long long)(4) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(x_shape0_4), (long long)(4)};
@@ -767,8 +767,8 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     mlp_step_k2(buf_13, y_20, loss_21, x_shape0_4, v_22);
     TF_STOP_IF_INTERRUPTED();
     if ((long long)(x_shape0_4) < 0) {
-        const long long tf_size = (long long)(x_shape0_4);
-        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(x_shape0_4)};
+        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(x_shape0_4) * (double)(long long)(4) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(x_shape0_4), (long long)(4)};
@@ -786,8 +786,8 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     mlp_step_k4(w2_12, buf_64);
     TF_STOP_IF_INTERRUPTED();
     if ((long long)(x_shape0_4) < 0) {
-        const long long tf_size = (long long)(x_shape0_4);
-        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(x_shape0_4)};
+        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(x_shape0_4) * (double)(long long)(32) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(x_shape0_4), (long long)(32)};
@@ -800,8 +800,8 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     TF_STOP_IF_INTERRUPTED();
     buf_64_memory.reset();
     if ((long long)(x_shape0_4) < 0) {
-        const long long tf_size = (long long)(x_shape0_4);
-        return tf_fail("tensor 'hidden': shape[1] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(x_shape0_4)};
+        return tf_fail("tensor 'hidden': shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(32) * (double)(long long)(x_shape0_4) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(32), (long long)(x_shape0_4)};
@@ -820,8 +820,8 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     hidden_74_memory.reset();
     buf_55_memory.reset();
     if ((long long)(x_shape0_4) < 0) {
-        const long long tf_size = (long long)(x_shape0_4);
-        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(x_shape0_4)};
+        return tf_fail("tensor 'buf': shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(x_shape0_4) * (double)(long long)(32) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(x_shape0_4), (long long)(32)};

@@ -231,12 +231,12 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     const int32_t A_shape0_1 = in[0].shape[0];
     const int32_t A_shape1_2 = in[0].shape[1];
     if ((long long)(A_shape0_1) < 0) {
-        const long long tf_size = (long long)(A_shape0_1);
-        return tf_fail("tensor 'Q' (made at <tests>/test_seed_examples.py:272): shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(A_shape0_1)};
+        return tf_fail("tensor 'Q' (made at <tests>/test_seed_examples.py:272): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(A_shape1_2) < 0) {
-        const long long tf_size = (long long)(A_shape1_2);
-        return tf_fail("tensor 'Q' (made at <tests>/test_seed_examples.py:272): shape[1] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(A_shape1_2)};
+        return tf_fail("tensor 'Q' (made at <tests>/test_seed_examples.py:272): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(A_shape0_1) * (double)(long long)(A_shape1_2) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(A_shape0_1), (long long)(A_shape1_2)};
@@ -248,12 +248,12 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     qr_k0(Q_0, A_shape0_1, A_shape1_2);
     TF_STOP_IF_INTERRUPTED();
     if ((long long)(A_shape1_2) < 0) {
-        const long long tf_size = (long long)(A_shape1_2);
-        return tf_fail("tensor 'R' (made at <tests>/test_seed_examples.py:273): shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(A_shape1_2)};
+        return tf_fail("tensor 'R' (made at <tests>/test_seed_examples.py:273): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(A_shape1_2) < 0) {
-        const long long tf_size = (long long)(A_shape1_2);
-        return tf_fail("tensor 'R' (made at <tests>/test_seed_examples.py:273): shape[1] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(A_shape1_2)};
+        return tf_fail("tensor 'R' (made at <tests>/test_seed_examples.py:273): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(A_shape1_2) * (double)(long long)(A_shape1_2) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(A_shape1_2), (long long)(A_shape1_2)};
@@ -266,12 +266,12 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     TF_STOP_IF_INTERRUPTED();
     const int32_t v_35 = tf_wrap_sub(A_shape1_2, 1);
     if ((long long)(A_shape0_1) < 0) {
-        const long long tf_size = (long long)(A_shape0_1);
-        return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:281): shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(A_shape0_1)};
+        return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:281): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(A_shape1_2) < 0) {
-        const long long tf_size = (long long)(A_shape1_2);
-        return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:281): shape[1] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(A_shape1_2)};
+        return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:281): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(A_shape0_1) * (double)(long long)(A_shape1_2) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(A_shape0_1), (long long)(A_shape1_2)};

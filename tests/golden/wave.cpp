@@ -108,12 +108,12 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
         return tf_fail("argument 1 ('v'): shape[1] must be {0} (u.shape[1]), got {1} (at <tests>/test_seed_examples.py:13)", tf_values, 2);
     }
     if ((long long)(u_shape0_4) < 0) {
-        const long long tf_size = (long long)(u_shape0_4);
-        return tf_fail("tensor 'v_new' (made at <tests>/test_seed_examples.py:16): shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(u_shape0_4)};
+        return tf_fail("tensor 'v_new' (made at <tests>/test_seed_examples.py:16): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(u_shape1_5) < 0) {
-        const long long tf_size = (long long)(u_shape1_5);
-        return tf_fail("tensor 'v_new' (made at <tests>/test_seed_examples.py:16): shape[1] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(u_shape1_5)};
+        return tf_fail("tensor 'v_new' (made at <tests>/test_seed_examples.py:16): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(u_shape0_4) * (double)(long long)(u_shape1_5) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(u_shape0_4), (long long)(u_shape1_5)};
@@ -123,12 +123,12 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     if (!v_new_2_memory.data) return 1;
     float* v_new_2 = (float*)v_new_2_memory.data;
     if ((long long)(u_shape0_4) < 0) {
-        const long long tf_size = (long long)(u_shape0_4);
-        return tf_fail("tensor 'u_new' (made at <tests>/test_seed_examples.py:17): shape[0] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(u_shape0_4)};
+        return tf_fail("tensor 'u_new' (made at <tests>/test_seed_examples.py:17): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(u_shape1_5) < 0) {
-        const long long tf_size = (long long)(u_shape1_5);
-        return tf_fail("tensor 'u_new' (made at <tests>/test_seed_examples.py:17): shape[1] is {0}, a negative size", &tf_size, 1);
+        const long long tf_sizes[] = {(long long)(u_shape1_5)};
+        return tf_fail("tensor 'u_new' (made at <tests>/test_seed_examples.py:17): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(u_shape0_4) * (double)(long long)(u_shape1_5) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(u_shape0_4), (long long)(u_shape1_5)};
