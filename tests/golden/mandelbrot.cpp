@@ -143,25 +143,25 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     const bool v_24 = (c_re_shape0_3 == c_im_shape0_23);
     if (!(v_24)) {
         const long long tf_values[] = {(long long)(c_re_shape0_3), (long long)(c_im_shape0_23)};
-        return tf_fail("argument 1 ('c_im'): shape[0] must be {0} (c_re.shape[0]), got {1} (at <tests>/test_golden.py:25)", tf_values, 2);
+        return tf_fail("argument 1 ('c_im'): shape[0] must be {0} (c_re.shape[0]), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     const int32_t c_im_shape1_25 = in[1].shape[1];
     const bool c_im_26 = (c_re_shape1_4 == c_im_shape1_25);
     if (!(c_im_26)) {
         const long long tf_values[] = {(long long)(c_re_shape1_4), (long long)(c_im_shape1_25)};
-        return tf_fail("argument 1 ('c_im'): shape[1] must be {0} (c_re.shape[1]), got {1} (at <tests>/test_golden.py:25)", tf_values, 2);
+        return tf_fail("argument 1 ('c_im'): shape[1] must be {0} (c_re.shape[1]), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     if ((long long)(c_re_shape0_3) < 0) {
         const long long tf_sizes[] = {(long long)(c_re_shape0_3)};
-        return tf_fail("tensor 'n' (made at <tests>/test_golden.py:26): shape[0] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'n' (made at <tests>/test_golden.py:<line>): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(c_re_shape1_4) < 0) {
         const long long tf_sizes[] = {(long long)(c_re_shape1_4)};
-        return tf_fail("tensor 'n' (made at <tests>/test_golden.py:26): shape[1] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'n' (made at <tests>/test_golden.py:<line>): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(c_re_shape0_3) * (double)(long long)(c_re_shape1_4) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(c_re_shape0_3), (long long)(c_re_shape1_4)};
-        return tf_fail("tensor 'n' (made at <tests>/test_golden.py:26): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
+        return tf_fail("tensor 'n' (made at <tests>/test_golden.py:<line>): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
     }
     tf_buffer n_2_memory((long long)(c_re_shape0_3) * (long long)(c_re_shape1_4), "n");
     if (!n_2_memory.data) return 1;

@@ -109,7 +109,7 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     const bool v_16 = (A_shape1_6 == B_shape0_15);
     if (!(v_16)) {
         const long long tf_values[] = {(long long)(A_shape1_6), (long long)(B_shape0_15)};
-        return tf_fail("argument 1 ('B'): shape[0] must be {0} (A.shape[1]), got {1} (at <tests>/test_seed_examples.py:77)", tf_values, 2);
+        return tf_fail("argument 1 ('B'): shape[0] must be {0} (A.shape[1]), got {1} (at <tests>/test_seed_examples.py:<line>)", tf_values, 2);
     }
     const int32_t B_shape1_5 = in[1].shape[1];
     if ((long long)(A_shape0_4) < 0) {

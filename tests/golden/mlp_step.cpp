@@ -676,46 +676,46 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     const bool x_111 = (16 == x_shape1_110);
     if (!(x_111)) {
         const long long tf_values[] = {(long long)(16), (long long)(x_shape1_110)};
-        return tf_fail("argument 0 ('x'): shape[1] must be {0} (16), got {1} (at <tests>/test_golden.py:39)", tf_values, 2);
+        return tf_fail("argument 0 ('x'): shape[1] must be {0} (16), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     const float* y_20 = (const float*)in[1].data;
     const int32_t y_shape0_112 = in[1].shape[0];
     const bool v_113 = (x_shape0_4 == y_shape0_112);
     if (!(v_113)) {
         const long long tf_values[] = {(long long)(x_shape0_4), (long long)(y_shape0_112)};
-        return tf_fail("argument 1 ('y'): shape[0] must be {0} (x.shape[0]), got {1} (at <tests>/test_golden.py:40)", tf_values, 2);
+        return tf_fail("argument 1 ('y'): shape[0] must be {0} (x.shape[0]), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     const int32_t y_shape1_114 = in[1].shape[1];
     const bool y_115 = (4 == y_shape1_114);
     if (!(y_115)) {
         const long long tf_values[] = {(long long)(4), (long long)(y_shape1_114)};
-        return tf_fail("argument 1 ('y'): shape[1] must be {0} (4), got {1} (at <tests>/test_golden.py:40)", tf_values, 2);
+        return tf_fail("argument 1 ('y'): shape[1] must be {0} (4), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     const float* w1_1 = (const float*)in[2].data;
     const int32_t w1_shape0_116 = in[2].shape[0];
     const bool v_117 = (16 == w1_shape0_116);
     if (!(v_117)) {
         const long long tf_values[] = {(long long)(16), (long long)(w1_shape0_116)};
-        return tf_fail("argument 2 ('w1'): shape[0] must be {0} (16), got {1} (at <tests>/test_golden.py:41)", tf_values, 2);
+        return tf_fail("argument 2 ('w1'): shape[0] must be {0} (16), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     const int32_t w1_shape1_118 = in[2].shape[1];
     const bool w1_119 = (32 == w1_shape1_118);
     if (!(w1_119)) {
         const long long tf_values[] = {(long long)(32), (long long)(w1_shape1_118)};
-        return tf_fail("argument 2 ('w1'): shape[1] must be {0} (32), got {1} (at <tests>/test_golden.py:41)", tf_values, 2);
+        return tf_fail("argument 2 ('w1'): shape[1] must be {0} (32), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     const float* w2_12 = (const float*)in[3].data;
     const int32_t w2_shape0_120 = in[3].shape[0];
     const bool v_121 = (32 == w2_shape0_120);
     if (!(v_121)) {
         const long long tf_values[] = {(long long)(32), (long long)(w2_shape0_120)};
-        return tf_fail("argument 3 ('w2'): shape[0] must be {0} (32), got {1} (at <tests>/test_golden.py:42)", tf_values, 2);
+        return tf_fail("argument 3 ('w2'): shape[0] must be {0} (32), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     const int32_t w2_shape1_122 = in[3].shape[1];
     const bool w2_123 = (4 == w2_shape1_122);
     if (!(w2_123)) {
         const long long tf_values[] = {(long long)(4), (long long)(w2_shape1_122)};
-        return tf_fail("argument 3 ('w2'): shape[1] must be {0} (4), got {1} (at <tests>/test_golden.py:42)", tf_values, 2);
+        return tf_fail("argument 3 ('w2'): shape[1] must be {0} (4), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     if ((long long)(x_shape0_4) < 0) {
         const long long tf_sizes[] = {(long long)(x_shape0_4)};
@@ -730,11 +730,11 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     float* buf_3 = (float*)buf_3_memory.data;
     if ((long long)(x_shape0_4) < 0) {
         const long long tf_sizes[] = {(long long)(x_shape0_4)};
-        return tf_fail("tensor 'hidden' (made at <tests>/test_golden.py:43): shape[0] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'hidden' (made at <tests>/test_golden.py:<line>): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(x_shape0_4) * (double)(long long)(32) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(x_shape0_4), (long long)(32)};
-        return tf_fail("tensor 'hidden' (made at <tests>/test_golden.py:43): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
+        return tf_fail("tensor 'hidden' (made at <tests>/test_golden.py:<line>): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
     }
     tf_buffer hidden_2_memory((long long)(x_shape0_4) * (long long)(32), "hidden");
     if (!hidden_2_memory.data) return 1;

@@ -232,15 +232,15 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     const int32_t A_shape1_2 = in[0].shape[1];
     if ((long long)(A_shape0_1) < 0) {
         const long long tf_sizes[] = {(long long)(A_shape0_1)};
-        return tf_fail("tensor 'Q' (made at <tests>/test_seed_examples.py:272): shape[0] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'Q' (made at <tests>/test_seed_examples.py:<line>): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(A_shape1_2) < 0) {
         const long long tf_sizes[] = {(long long)(A_shape1_2)};
-        return tf_fail("tensor 'Q' (made at <tests>/test_seed_examples.py:272): shape[1] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'Q' (made at <tests>/test_seed_examples.py:<line>): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(A_shape0_1) * (double)(long long)(A_shape1_2) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(A_shape0_1), (long long)(A_shape1_2)};
-        return tf_fail("tensor 'Q' (made at <tests>/test_seed_examples.py:272): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
+        return tf_fail("tensor 'Q' (made at <tests>/test_seed_examples.py:<line>): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
     }
     tf_buffer Q_0_memory((long long)(A_shape0_1) * (long long)(A_shape1_2), "Q");
     if (!Q_0_memory.data) return 1;
@@ -249,15 +249,15 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     TF_STOP_IF_INTERRUPTED();
     if ((long long)(A_shape1_2) < 0) {
         const long long tf_sizes[] = {(long long)(A_shape1_2)};
-        return tf_fail("tensor 'R' (made at <tests>/test_seed_examples.py:273): shape[0] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'R' (made at <tests>/test_seed_examples.py:<line>): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(A_shape1_2) < 0) {
         const long long tf_sizes[] = {(long long)(A_shape1_2)};
-        return tf_fail("tensor 'R' (made at <tests>/test_seed_examples.py:273): shape[1] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'R' (made at <tests>/test_seed_examples.py:<line>): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(A_shape1_2) * (double)(long long)(A_shape1_2) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(A_shape1_2), (long long)(A_shape1_2)};
-        return tf_fail("tensor 'R' (made at <tests>/test_seed_examples.py:273): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
+        return tf_fail("tensor 'R' (made at <tests>/test_seed_examples.py:<line>): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
     }
     tf_buffer R_3_memory((long long)(A_shape1_2) * (long long)(A_shape1_2), "R");
     if (!R_3_memory.data) return 1;
@@ -267,15 +267,15 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     const int32_t v_35 = tf_wrap_sub(A_shape1_2, 1);
     if ((long long)(A_shape0_1) < 0) {
         const long long tf_sizes[] = {(long long)(A_shape0_1)};
-        return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:281): shape[0] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:<line>): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(A_shape1_2) < 0) {
         const long long tf_sizes[] = {(long long)(A_shape1_2)};
-        return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:281): shape[1] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:<line>): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(A_shape0_1) * (double)(long long)(A_shape1_2) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(A_shape0_1), (long long)(A_shape1_2)};
-        return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:281): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
+        return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:<line>): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
     }
     tf_buffer A_copy_5_memory((long long)(A_shape0_1) * (long long)(A_shape1_2), "A_copy");
     if (!A_copy_5_memory.data) return 1;

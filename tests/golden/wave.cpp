@@ -99,40 +99,40 @@ extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, 
     const bool v_26 = (u_shape0_4 == v_shape0_25);
     if (!(v_26)) {
         const long long tf_values[] = {(long long)(u_shape0_4), (long long)(v_shape0_25)};
-        return tf_fail("argument 1 ('v'): shape[0] must be {0} (u.shape[0]), got {1} (at <tests>/test_seed_examples.py:13)", tf_values, 2);
+        return tf_fail("argument 1 ('v'): shape[0] must be {0} (u.shape[0]), got {1} (at <tests>/test_seed_examples.py:<line>)", tf_values, 2);
     }
     const int32_t v_shape1_27 = in[1].shape[1];
     const bool v_28 = (u_shape1_5 == v_shape1_27);
     if (!(v_28)) {
         const long long tf_values[] = {(long long)(u_shape1_5), (long long)(v_shape1_27)};
-        return tf_fail("argument 1 ('v'): shape[1] must be {0} (u.shape[1]), got {1} (at <tests>/test_seed_examples.py:13)", tf_values, 2);
+        return tf_fail("argument 1 ('v'): shape[1] must be {0} (u.shape[1]), got {1} (at <tests>/test_seed_examples.py:<line>)", tf_values, 2);
     }
     if ((long long)(u_shape0_4) < 0) {
         const long long tf_sizes[] = {(long long)(u_shape0_4)};
-        return tf_fail("tensor 'v_new' (made at <tests>/test_seed_examples.py:16): shape[0] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'v_new' (made at <tests>/test_seed_examples.py:<line>): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(u_shape1_5) < 0) {
         const long long tf_sizes[] = {(long long)(u_shape1_5)};
-        return tf_fail("tensor 'v_new' (made at <tests>/test_seed_examples.py:16): shape[1] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'v_new' (made at <tests>/test_seed_examples.py:<line>): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(u_shape0_4) * (double)(long long)(u_shape1_5) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(u_shape0_4), (long long)(u_shape1_5)};
-        return tf_fail("tensor 'v_new' (made at <tests>/test_seed_examples.py:16): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
+        return tf_fail("tensor 'v_new' (made at <tests>/test_seed_examples.py:<line>): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
     }
     tf_buffer v_new_2_memory((long long)(u_shape0_4) * (long long)(u_shape1_5), "v_new");
     if (!v_new_2_memory.data) return 1;
     float* v_new_2 = (float*)v_new_2_memory.data;
     if ((long long)(u_shape0_4) < 0) {
         const long long tf_sizes[] = {(long long)(u_shape0_4)};
-        return tf_fail("tensor 'u_new' (made at <tests>/test_seed_examples.py:17): shape[0] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'u_new' (made at <tests>/test_seed_examples.py:<line>): shape[0] is {0}, a negative size", tf_sizes, 1);
     }
     if ((long long)(u_shape1_5) < 0) {
         const long long tf_sizes[] = {(long long)(u_shape1_5)};
-        return tf_fail("tensor 'u_new' (made at <tests>/test_seed_examples.py:17): shape[1] is {0}, a negative size", tf_sizes, 1);
+        return tf_fail("tensor 'u_new' (made at <tests>/test_seed_examples.py:<line>): shape[1] is {0}, a negative size", tf_sizes, 1);
     }
     if ((double)(long long)(u_shape0_4) * (double)(long long)(u_shape1_5) > 2147483647.0) {
         const long long tf_sizes[] = {(long long)(u_shape0_4), (long long)(u_shape1_5)};
-        return tf_fail("tensor 'u_new' (made at <tests>/test_seed_examples.py:17): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
+        return tf_fail("tensor 'u_new' (made at <tests>/test_seed_examples.py:<line>): shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", tf_sizes, 2);
     }
     tf_buffer u_new_3_memory((long long)(u_shape0_4) * (long long)(u_shape1_5), "u_new");
     if (!u_new_3_memory.data) return 1;
