@@ -13,7 +13,7 @@ import numpy as np
 
 from .errors import InternalError, RuntimeCheckError
 from .node import Node, Program, Scope
-from .ops import ELEMENTWISE, MATMUL, REDUCE_MAX, REDUCE_MIN, REDUCTION, SCAN, SET, STORE, VIEW
+from .ops import ELEMENTWISE, MATMUL, OPS, REDUCE_MAX, REDUCE_MIN, REDUCTION, SCAN, SET, STORE, VIEW
 
 _SCATTER_UFUNCS = {"add": np.add, "min": np.minimum, "max": np.maximum,
                    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
@@ -254,32 +254,36 @@ def _take_clamped(x, count: int, axis: int):
     return np.take(x, np.minimum(np.arange(count), max(x.shape[axis] - 1, 0)), axis=axis)
 
 
+def _split_dim(interp: Interpreter, node: Node, x):
+    axis, size = node.attrs["axis"], node.attrs["size"]
+    count = interp.shape(node)[axis]
+    return _take_clamped(x, count * size, axis).reshape(interp.shape(node)) if x.size else \
+        np.zeros(interp.shape(node), x.dtype)
+
+
+def _merge_dim(interp: Interpreter, node: Node, x):
+    axis = node.attrs["axis"]
+    shape = x.shape[:axis - 1] + (x.shape[axis - 1] * x.shape[axis],) + x.shape[axis + 1:]
+    return _take_clamped(x.reshape(shape), interp.shape(node)[axis - 1], axis - 1)
+
+
+# Each view op's numpy rule, keyed by the op-table entry (a misspelt name fails at import).
+_VIEWS = {
+    OPS["transpose"]: lambda interp, node, x: np.swapaxes(x, node.attrs["dim1"], node.attrs["dim2"]),
+    OPS["unsqueeze"]: lambda interp, node, x: np.expand_dims(x, node.attrs["axis"]),
+    OPS["squeeze"]: lambda interp, node, x: np.squeeze(x, node.attrs["axis"]),
+    OPS["reshape"]: lambda interp, node, x: x.reshape(interp.shape(node)),
+    OPS["split_dim"]: _split_dim,
+    OPS["merge_dim"]: _merge_dim,
+    OPS["repeat"]: lambda interp, node, x: np.repeat(x, node.attrs["repeats"], axis=node.attrs["axis"]),
+    OPS["reverse"]: lambda interp, node, x: np.flip(x, node.attrs["axis"]),
+}
+
+
 def _view(interp: Interpreter, node: Node):
-    x = interp.full(node.args[0])
-    a = node.attrs
-    name = node.op.name
-    if name == "transpose":
-        return np.swapaxes(x, a["dim1"], a["dim2"])
-    if name == "unsqueeze":
-        return np.expand_dims(x, a["axis"])
-    if name == "squeeze":
-        return np.squeeze(x, a["axis"])
-    if name == "reshape":
-        return x.reshape(interp.shape(node))
-    if name == "split_dim":
-        axis, size = a["axis"], a["size"]
-        count = interp.shape(node)[axis]
-        return _take_clamped(x, count * size, axis).reshape(interp.shape(node)) if x.size else \
-            np.zeros(interp.shape(node), x.dtype)
-    if name == "merge_dim":
-        axis = a["axis"]
-        shape = x.shape[:axis - 1] + (x.shape[axis - 1] * x.shape[axis],) + x.shape[axis + 1:]
-        return _take_clamped(x.reshape(shape), interp.shape(node)[axis - 1], axis - 1)
-    if name == "repeat":
-        return np.repeat(x, a["repeats"], axis=a["axis"])
-    if name == "reverse":
-        return np.flip(x, a["axis"])
-    raise InternalError(f"the reference interpreter has no rule for the view op '{name}'")
+    if node.op not in _VIEWS:
+        raise InternalError(f"the reference interpreter has no rule for the view op '{node.op.name}'")
+    return _VIEWS[node.op](interp, node, interp.full(node.args[0]))
 
 
 def _matmul(interp: Interpreter, node: Node):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, Scope, users_map
-from ..ir.ops import DIM_ID, ELEMENTWISE, IF, LOAD, MATMUL, REDUCTION, SCAN, SET, STORE, VIEW
+from ..ir.ops import DIM_ID, ELEMENTWISE, IF, LOAD, MATMUL, OPS, REDUCTION, SCAN, SET, STORE, VIEW
 from ..ir.shapes import shapes_equal, static_value
 from .analysis import MutationInfo, is_memory
 from .reindex import Reindexer
@@ -175,7 +175,7 @@ class _Lowering:
     def view(self, node: Node) -> Node:
         src = node.args[0]
         out = self.rx.grid(node.shape)
-        return self.rx.value_at(src, _VIEW_INDEX[node.op.name](self, node, src, out))
+        return self.rx.value_at(src, _VIEW_INDEX[node.op](self, node, src, out))
 
 
 def _written_shape(node: Node):
@@ -281,8 +281,11 @@ def _reverse(lw, node, src, out):
     return index
 
 
-_VIEW_INDEX = {"transpose": _transpose, "unsqueeze": _unsqueeze, "squeeze": _squeeze, "reshape": _reshape,
-               "split_dim": _split_dim, "merge_dim": _merge_dim, "repeat": _repeat, "reverse": _reverse}
+# Each view op's index map (where an element of the view reads its source), keyed by the
+# op-table entry: a misspelt name fails at import.
+_VIEW_INDEX = {OPS[name]: rule for name, rule in [
+    ("transpose", _transpose), ("unsqueeze", _unsqueeze), ("squeeze", _squeeze), ("reshape", _reshape),
+    ("split_dim", _split_dim), ("merge_dim", _merge_dim), ("repeat", _repeat), ("reverse", _reverse)]}
 
 
 def run(program: Program) -> Program:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.node import Node, Program
-from ..ir.ops import CONST, ELEMENTWISE
+from ..ir.ops import ADD, CONST, DIV, ELEMENTWISE, MUL, SUB
 from ..ir.shapes import shapes_equal
 from .analysis import mutable_nodes
 from .rewrite import Rebuilder
@@ -42,7 +42,7 @@ def run(program: Program) -> Program:
 
 
 def _identity(node: Node, values: list, mutable) -> Node | None:
-    name = node.op.name
+    op = node.op
     if len(node.args) != 2:
         return None
     a, b = node.args
@@ -52,15 +52,15 @@ def _identity(node: Node, values: list, mutable) -> Node | None:
         return (other_value == neutral and x not in mutable and x.dtype is node.dtype
                 and shapes_equal(x.shape, node.shape))
 
-    if name in ("add", "sub") and keep(a, vb, 0):
+    if op in (ADD, SUB) and keep(a, vb, 0):
         return a
-    if name == "add" and keep(b, va, 0):
+    if op is ADD and keep(b, va, 0):
         return b
-    if name in ("mul", "div") and keep(a, vb, 1):
+    if op in (MUL, DIV) and keep(a, vb, 1):
         return a
-    if name == "mul" and keep(b, va, 1):
+    if op is MUL and keep(b, va, 1):
         return b
-    if name == "mul" and node.dtype.is_integer and 0 in (va, vb) and shapes_equal((), node.shape):
+    if op is MUL and node.dtype.is_integer and 0 in (va, vb) and shapes_equal((), node.shape):
         zero = a if va == 0 else b
         return zero if zero.dtype is node.dtype else None
     return None
