@@ -12,6 +12,7 @@
     out = step(np.zeros((64, 64), np.float32))
 """
 
+from . import window
 from .ast_frontend import kernel_program, static_range
 from .backend import codegen, cpp_lang, cpu, glsl_lang, hlsl_lang, initialize, interpreter, opengl
 from .backend_codegen.mode import get_all_generated_kernels, get_all_generated_main_functions, get_cpp_header
@@ -124,7 +125,22 @@ from .tracing.mathfn import (
 )
 from .tracing.tensor import Tensor
 from .tracing.trace import Arg
+from .window import (
+    KEYS,
+    MOUSE_BUTTON_0,
+    MOUSE_BUTTON_1,
+    MOUSE_BUTTON_2,
+    get_mouse_position,
+    is_key_pressed,
+    is_mouse_button_pressed,
+    render_frame,
+)
+from .window import get_size as get_window_size
+from .window import hide as hide_window
+from .window import should_close as window_should_close
+from .window import show as show_window
 
+globals().update(KEYS)  # tf.KEY_A, tf.KEY_SPACE, ... (GLFW's key codes)
 __version__ = "0.1.0"
 
 __all__ = [
@@ -145,4 +161,7 @@ __all__ = [
     "pow", "sqr", "min", "max", "clamp", "lerp", "fma", "smoothstep", "select", "copy",
     "float", "int", "uint", "bool", "asfloat", "asint", "asuint", "pcg", "pcgf", "reversebits",
     "Module", "Parameter", "ParameterArray", "optimizers",
+    "window", "show_window", "hide_window", "window_should_close", "get_window_size", "get_mouse_position",
+    "is_mouse_button_pressed", "is_key_pressed", "render_frame", "MOUSE_BUTTON_0", "MOUSE_BUTTON_1",
+    "MOUSE_BUTTON_2", *KEYS,
 ]

@@ -1,0 +1,231 @@
+"""A window that shows tensors as images, with mouse and keyboard input (``tf.window``, and
+the seed's names ``tf.show_window``, ``tf.render_frame``...).
+
+One window at a time, as upstream. ``render_frame(img)`` takes a ``[height, width, 3]``
+float32 tensor (TensorMemory of any backend, or a numpy array) and stretches it to the
+window with nearest-neighbour sampling; row 0 of the image is the window's bottom row, as
+upstream draws it (OpenGL's convention). ``read_frame()`` gives the pixels last drawn, in
+the same orientation, for tests, screenshots and videos.
+
+The window is a GLFW window with its own OpenGL context (``backend_gl.context.Window``);
+glfw and PyOpenGL are imported when the window opens, so the rest of tensorfrost never
+needs them. Headless, run under Xvfb: ``xvfb-run -a python script.py``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .backend_gl import context
+from .ir.errors import ArgumentError, TensorFrostError
+from .runtime import TensorMemory
+
+# GLFW's codes (tf.KEY_A == glfw.KEY_A), so that they need no glfw to be named.
+MOUSE_BUTTON_0, MOUSE_BUTTON_1, MOUSE_BUTTON_2 = 0, 1, 2
+KEYS = {**{f"KEY_{chr(c)}": c for c in range(ord("A"), ord("Z") + 1)},
+        **{f"KEY_{d}": ord("0") + d for d in range(10)},
+        "KEY_SPACE": 32, "KEY_APOSTROPHE": 39, "KEY_COMMA": 44, "KEY_MINUS": 45, "KEY_PERIOD": 46,
+        "KEY_ESCAPE": 256, "KEY_ENTER": 257, "KEY_TAB": 258, "KEY_BACKSPACE": 259, "KEY_RIGHT": 262,
+        "KEY_LEFT": 263, "KEY_DOWN": 264, "KEY_UP": 265, "KEY_LEFT_SHIFT": 340, "KEY_LEFT_CONTROL": 341,
+        "KEY_RIGHT_SHIFT": 344, "KEY_RIGHT_CONTROL": 345}
+globals().update(KEYS)
+
+_VERTEX = """#version 430 core
+void main() {  // one triangle that covers the viewport
+    vec2 corner = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
+    gl_Position = vec4(corner, 0.0, 1.0);
+}
+"""
+_FRAGMENT = """#version 430 core
+uniform sampler2D image;
+uniform vec2 viewport;
+out vec4 color;
+void main() {  // nearest neighbour: the texel under this pixel's centre
+    ivec2 size = textureSize(image, 0);
+    ivec2 texel = min(ivec2(gl_FragCoord.xy * vec2(size) / viewport), size - 1);
+    color = vec4(texelFetch(image, texel, 0).rgb, 1.0);
+}
+"""
+
+
+class _Display:
+    """The open window: its GL objects, the last image drawn, and frame timing."""
+
+    def __init__(self, width: int, height: int, title: str):
+        self.window = context.open_window(width, height, title)
+        from OpenGL import GL
+        self.GL, self.glfw = GL, self.window.glfw
+        self.program = _program(GL)
+        self.vertex_array = GL.glGenVertexArrays(1)
+        self.texture = GL.glGenTextures(1)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture)
+        for parameter in (GL.GL_TEXTURE_MIN_FILTER, GL.GL_TEXTURE_MAG_FILTER):
+            GL.glTexParameteri(GL.GL_TEXTURE_2D, parameter, GL.GL_NEAREST)
+        self.image: np.ndarray | None = None
+        self.frame_times: list[float] = []
+        self.last_frame = time.perf_counter()
+        self.open = True
+
+    def draw(self) -> None:
+        GL = self.GL
+        self.window.make_current()
+        width, height = self.glfw.get_framebuffer_size(self.window.handle)
+        GL.glViewport(0, 0, width, height)
+        GL.glClearColor(0.0, 0.0, 0.0, 1.0)
+        GL.glClear(GL.GL_COLOR_BUFFER_BIT)
+        if self.image is not None:
+            GL.glUseProgram(self.program)
+            GL.glUniform2f(GL.glGetUniformLocation(self.program, "viewport"), float(width), float(height))
+            GL.glActiveTexture(GL.GL_TEXTURE0)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture)
+            GL.glBindVertexArray(self.vertex_array)
+            GL.glDrawArrays(GL.GL_TRIANGLES, 0, 3)
+
+    def upload(self, image: np.ndarray) -> None:
+        GL = self.GL
+        self.window.make_current()
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture)
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+        GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGB32F, image.shape[1], image.shape[0], 0, GL.GL_RGB,
+                        GL.GL_FLOAT, image)
+        self.image = image
+
+    def present(self) -> None:
+        self.window.swap()
+        now = time.perf_counter()
+        self.frame_times = (self.frame_times + [now - self.last_frame])[-60:]
+        self.last_frame = now
+
+    def pixels(self) -> np.ndarray:
+        GL = self.GL
+        self.draw()
+        width, height = self.glfw.get_framebuffer_size(self.window.handle)
+        GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
+        data = GL.glReadPixels(0, 0, width, height, GL.GL_RGB, GL.GL_UNSIGNED_BYTE)
+        return np.frombuffer(bytes(data), np.uint8).reshape(height, width, 3).copy()
+
+    def close(self) -> None:
+        self.window.close()
+        self.open = False
+
+
+def _program(GL):
+    shaders = []
+    for source, kind in ((_VERTEX, GL.GL_VERTEX_SHADER), (_FRAGMENT, GL.GL_FRAGMENT_SHADER)):
+        shader = GL.glCreateShader(kind)
+        GL.glShaderSource(shader, source)
+        GL.glCompileShader(shader)
+        if not GL.glGetShaderiv(shader, GL.GL_COMPILE_STATUS):
+            raise TensorFrostError(f"the window's shader did not compile: {GL.glGetShaderInfoLog(shader)}")
+        shaders.append(shader)
+    program = GL.glCreateProgram()
+    for shader in shaders:
+        GL.glAttachShader(program, shader)
+    GL.glLinkProgram(program)
+    if not GL.glGetProgramiv(program, GL.GL_LINK_STATUS):
+        raise TensorFrostError(f"the window's shaders did not link: {GL.glGetProgramInfoLog(program)}")
+    return program
+
+
+_display: _Display | None = None
+
+
+def _shown() -> _Display:
+    if _display is None or not _display.open:
+        raise TensorFrostError("no window is open: call tf.show_window(width, height, title) first")
+    return _display
+
+
+def show(width: int, height: int, title: str = "TensorFrost") -> None:
+    """Open the window (or resize and retitle the one that is open)."""
+    global _display
+    for name, value in (("width", width), ("height", height)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value <= 16384:
+            raise ArgumentError(f"tf.show_window: {name} must be a whole number of pixels in 1..16384, got {value!r}")
+    if _display is not None and _display.open:
+        _display.glfw.set_window_size(_display.window.handle, int(width), int(height))
+        _display.glfw.set_window_title(_display.window.handle, str(title))
+        return
+    _display = _Display(int(width), int(height), str(title))
+
+
+def hide() -> None:
+    """Close the window (``show`` opens a new one)."""
+    global _display
+    if _display is not None and _display.open:
+        _display.close()
+    _display = None
+
+
+def should_close() -> bool:
+    """True once the user asked to close the window (its close button), or when none is open;
+    the window is then closed."""
+    if _display is None or not _display.open:
+        return True
+    _display.glfw.poll_events()
+    if _display.glfw.window_should_close(_display.window.handle):
+        hide()
+        return True
+    return False
+
+
+def get_size() -> tuple[int, int]:
+    """The window's size in screen coordinates: (width, height)."""
+    display = _shown()
+    return tuple(display.glfw.get_window_size(display.window.handle))
+
+
+def get_mouse_position() -> tuple[float, float]:
+    """The cursor's position in the window, in pixels from its top-left corner: (x, y)."""
+    display = _shown()
+    return tuple(display.glfw.get_cursor_pos(display.window.handle))
+
+
+def is_mouse_button_pressed(button: int) -> bool:
+    """True while ``button`` (tf.MOUSE_BUTTON_0, 1 or 2) is held down."""
+    display = _shown()
+    return display.glfw.get_mouse_button(display.window.handle, int(button)) == display.glfw.PRESS
+
+
+def is_key_pressed(key: int) -> bool:
+    """True while ``key`` (tf.KEY_A, tf.KEY_SPACE, ...) is held down."""
+    display = _shown()
+    return display.glfw.get_key(display.window.handle, int(key)) == display.glfw.PRESS
+
+
+def render_frame(image=None) -> None:
+    """Show ``image`` (a [height, width, 3] float32 tensor of any backend, or numpy array),
+    stretched to the window; with no image, the last one again. Also polls input events."""
+    display = _shown()
+    if image is not None:
+        display.upload(_as_image(image))
+    display.draw()
+    display.present()
+
+
+def read_frame() -> np.ndarray:
+    """The window's pixels as uint8 RGB, [height, width, 3], row 0 at the bottom (as drawn)."""
+    return _shown().pixels()
+
+
+def fps() -> float:
+    """Frames per second, over the last 60 frames (0 before the second frame)."""
+    display = _shown()
+    return len(display.frame_times) / sum(display.frame_times) if display.frame_times else 0.0
+
+
+def _as_image(image) -> np.ndarray:
+    if isinstance(image, TensorMemory):
+        array = image.numpy
+    elif isinstance(image, np.ndarray):
+        array = image
+    else:
+        raise ArgumentError(f"tf.render_frame: image must be a [height, width, 3] float32 tensor or numpy array, "
+                            f"got a {type(image).__name__}")
+    if array.ndim != 3 or array.shape[2] != 3 or array.shape[0] < 1 or array.shape[1] < 1:
+        raise ArgumentError(f"tf.render_frame: image must have shape [height, width, 3], got {list(array.shape)}")
+    if array.dtype != np.float32:
+        raise ArgumentError(f"tf.render_frame: image must be float32, got {array.dtype}")
+    return np.ascontiguousarray(array)

@@ -1,0 +1,112 @@
+"""The window (tf.show_window, tf.render_frame, input) under a private Xvfb display: an image
+of known pixels read back from the framebuffer, on both backends; size and resize; mouse and
+keyboard events sent through the X server (xdotool) reach the input queries; the close
+request; clear errors."""
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import tensorfrost as tf
+
+
+@pytest.fixture
+def window(x_display):
+    tf.show_window(64, 48, "tensorfrost test")
+    yield tf.window
+    tf.hide_window()
+
+
+def _stretched(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Nearest-neighbour stretch of ``image`` to width x height pixels (pixel centres), in
+    uint8 as the framebuffer holds it."""
+    rows = ((np.arange(height) + 0.5) * image.shape[0] / height).astype(int)
+    cols = ((np.arange(width) + 0.5) * image.shape[1] / width).astype(int)
+    return np.round(image[rows][:, cols] * 255).astype(np.uint8)
+
+
+def _pattern(rows: int, cols: int) -> np.ndarray:
+    """Distinct colours that 8-bit channels hold exactly (multiples of 1/255)."""
+    return (np.arange(rows * cols * 3).reshape(rows, cols, 3) * 37 % 256 / 255.0).astype(np.float32)
+
+
+def test_a_rendered_tensor_is_what_the_framebuffer_holds(backend, window):
+    def gradient_image():  # a [3, 4, 3] image computed on the device
+        base = tf.input([3, 4, 3], tf.float32)
+        return base * 1.0
+    image = _pattern(3, 4)
+    tf.render_frame(tf.compile(gradient_image)(image))
+    np.testing.assert_array_equal(window.read_frame(), _stretched(image, 64, 48))
+    tf.render_frame(image[::-1].copy())  # a numpy array works too; row 0 is the bottom row
+    frame = window.read_frame()
+    np.testing.assert_array_equal(frame, _stretched(image[::-1], 64, 48))
+    assert (frame[0, 0] == np.round(image[2, 0] * 255)).all()
+
+
+def test_size_and_resize(window):
+    assert tf.get_window_size() == (64, 48)
+    tf.show_window(80, 60, "resized")  # the open window takes the new size
+    for _ in range(20):  # the X server applies it asynchronously
+        tf.render_frame(_pattern(2, 2))
+        if tf.get_window_size() == (80, 60):
+            break
+    assert tf.get_window_size() == (80, 60)
+    np.testing.assert_array_equal(window.read_frame(), _stretched(_pattern(2, 2), 80, 60))
+
+
+def _xdotool(*args):
+    tool = shutil.which("xdotool")
+    if tool is None:
+        pytest.skip("xdotool is not installed (apt-get install xdotool) to send X input events")
+    subprocess.run([tool, *args], check=True, timeout=10)
+
+
+def _until(condition, frames=50) -> bool:
+    for _ in range(frames):
+        tf.render_frame()
+        if condition():
+            return True
+    return False
+
+
+def test_mouse_and_keys_reach_the_queries(window):
+    tf.render_frame(_pattern(2, 2))
+    handle = window._display.window.handle
+    window._display.glfw.set_window_pos(handle, 0, 0)
+    _xdotool("mousemove", "--sync", "20", "30")
+    assert _until(lambda: tuple(round(v) for v in tf.get_mouse_position()) == (20, 30)), tf.get_mouse_position()
+    assert not tf.is_mouse_button_pressed(tf.MOUSE_BUTTON_0)
+    _xdotool("mousedown", "1")
+    assert _until(lambda: tf.is_mouse_button_pressed(tf.MOUSE_BUTTON_0))
+    _xdotool("mouseup", "1")
+    assert _until(lambda: not tf.is_mouse_button_pressed(tf.MOUSE_BUTTON_0))
+    window._display.glfw.focus_window(handle)
+    _xdotool("keydown", "w")
+    assert _until(lambda: tf.is_key_pressed(tf.KEY_W))
+    assert not tf.is_key_pressed(tf.KEY_S)
+    _xdotool("keyup", "w")
+    assert _until(lambda: not tf.is_key_pressed(tf.KEY_W))
+
+
+def test_close_request_ends_the_loop(window):
+    assert not tf.window_should_close()
+    window._display.glfw.set_window_should_close(window._display.window.handle, True)  # the close button
+    assert tf.window_should_close()
+    assert tf.window_should_close()  # and stays closed
+    with pytest.raises(tf.TensorFrostError, match="no window is open: call tf.show_window"):
+        tf.render_frame(_pattern(2, 2))
+
+
+def test_bad_images_and_sizes_are_named(window):
+    with pytest.raises(tf.ArgumentError, match=r"shape \[height, width, 3\], got \[4, 4\]"):
+        tf.render_frame(np.zeros((4, 4), np.float32))
+    with pytest.raises(tf.ArgumentError, match="must be float32, got float64"):
+        tf.render_frame(np.zeros((4, 4, 3)))
+    with pytest.raises(tf.ArgumentError, match="got a list"):
+        tf.render_frame([[0.0, 0.0, 0.0]])
+    with pytest.raises(tf.ArgumentError, match="width must be a whole number of pixels"):
+        tf.show_window(0, 10, "x")
+    tf.render_frame(_pattern(2, 2))  # still usable
+    assert tf.window.fps() >= 0.0
