@@ -12,11 +12,18 @@
     out = step(np.zeros((64, 64), np.float32))
 """
 
-from . import window
+from . import imgui, window
 from .ast_frontend import kernel_program, static_range
 from .backend import codegen, cpp_lang, cpu, glsl_lang, hlsl_lang, initialize, interpreter, opengl
 from .backend_codegen.mode import get_all_generated_kernels, get_all_generated_main_functions, get_cpp_header
 from .backend_gl.renderdoc import renderdoc_end_capture, renderdoc_start_capture
+from .imgui import begin as imgui_begin
+from .imgui import button as imgui_button
+from .imgui import checkbox as imgui_checkbox
+from .imgui import end as imgui_end
+from .imgui import plotlines as imgui_plotlines
+from .imgui import slider as imgui_slider
+from .imgui import text as imgui_text
 from .ir.dtypes import DType, bool1, float32, int32, uint32
 from .ir.errors import (
     ArgumentError,
@@ -163,5 +170,6 @@ __all__ = [
     "Module", "Parameter", "ParameterArray", "optimizers",
     "window", "show_window", "hide_window", "window_should_close", "get_window_size", "get_mouse_position",
     "is_mouse_button_pressed", "is_key_pressed", "render_frame", "MOUSE_BUTTON_0", "MOUSE_BUTTON_1",
-    "MOUSE_BUTTON_2", *KEYS,
+    "MOUSE_BUTTON_2", *KEYS, "imgui", "imgui_begin", "imgui_end", "imgui_text", "imgui_slider", "imgui_button",
+    "imgui_checkbox", "imgui_plotlines",
 ]

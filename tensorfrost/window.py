@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from . import imgui
 from .backend_gl import context
 from .ir.errors import ArgumentError, TensorFrostError
 from .runtime import TensorMemory
@@ -67,6 +68,8 @@ class _Display:
         self.frame_times: list[float] = []
         self.last_frame = time.perf_counter()
         self.open = True
+        self.recording, self.frame = False, None
+        self.gui = imgui.open_gui(self.window.handle)
 
     def draw(self) -> None:
         GL = self.GL
@@ -93,20 +96,28 @@ class _Display:
         self.image = image
 
     def present(self) -> None:
+        if self.gui is not None:
+            self.gui.draw()
+        if self.recording:  # before the swap, which leaves the back buffer undefined
+            self.frame = self.read_back()
         self.window.swap()
+        if self.gui is not None:
+            self.gui.new_frame()
         now = time.perf_counter()
         self.frame_times = (self.frame_times + [now - self.last_frame])[-60:]
         self.last_frame = now
 
-    def pixels(self) -> np.ndarray:
+    def read_back(self) -> np.ndarray:
+        """The pixels drawn so far into the back buffer."""
         GL = self.GL
-        self.draw()
         width, height = self.glfw.get_framebuffer_size(self.window.handle)
         GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
         data = GL.glReadPixels(0, 0, width, height, GL.GL_RGB, GL.GL_UNSIGNED_BYTE)
         return np.frombuffer(bytes(data), np.uint8).reshape(height, width, 3).copy()
 
     def close(self) -> None:
+        self.window.make_current()
+        imgui.close_gui()
         self.window.close()
         self.open = False
 
@@ -184,8 +195,10 @@ def get_mouse_position() -> tuple[float, float]:
 
 
 def is_mouse_button_pressed(button: int) -> bool:
-    """True while ``button`` (tf.MOUSE_BUTTON_0, 1 or 2) is held down."""
+    """True while ``button`` (tf.MOUSE_BUTTON_0, 1 or 2) is held down, outside ImGui's widgets."""
     display = _shown()
+    if display.gui is not None and display.gui.wants_mouse():
+        return False  # the click is on a widget
     return display.glfw.get_mouse_button(display.window.handle, int(button)) == display.glfw.PRESS
 
 
@@ -206,8 +219,15 @@ def render_frame(image=None) -> None:
 
 
 def read_frame() -> np.ndarray:
-    """The window's pixels as uint8 RGB, [height, width, 3], row 0 at the bottom (as drawn)."""
-    return _shown().pixels()
+    """The frame last shown, ImGui widgets included, as uint8 RGB [height, width, 3], row 0
+    at the bottom (as drawn). The first call starts recording (each frame is then read back
+    before it is shown, a small cost) and returns the current image drawn again."""
+    display = _shown()
+    if not display.recording:
+        display.recording = True
+        display.draw()
+        display.frame = display.read_back()
+    return display.frame
 
 
 def fps() -> float:

@@ -110,3 +110,61 @@ def test_bad_images_and_sizes_are_named(window):
         tf.show_window(0, 10, "x")
     tf.render_frame(_pattern(2, 2))  # still usable
     assert tf.window.fps() >= 0.0
+
+
+def test_imgui_widgets_take_clicks_and_show_in_the_frame(window):
+    tf.show_window(320, 240, "widgets")
+    handle = window._display.window.handle
+    window._display.glfw.set_window_pos(handle, 0, 0)
+    gui = tf.imgui._gui().imgui
+    state = {"speed": 2.0, "count": 3, "clicks": 0, "on": False}
+
+    def frame():
+        tf.imgui_begin("controls")
+        tf.imgui_text("a label")
+        width = gui.calc_item_width()  # of the slider's frame (its label follows it)
+        state["speed"] = tf.imgui_slider("speed", state["speed"], 0.0, 10.0)
+        low, high = gui.get_item_rect_min(), gui.get_item_rect_max()
+        state["slider"] = (low, gui.ImVec2(low.x + width, high.y))
+        state["count"] = tf.imgui_slider("count", state["count"], 0, 10)
+        state["on"] = tf.imgui_checkbox("on", state["on"])
+        state["clicks"] += tf.imgui_button("reset")
+        state["button"] = (gui.get_item_rect_min(), gui.get_item_rect_max())
+        tf.imgui_plotlines("history", np.sin(np.arange(32, dtype=np.float32)))
+        tf.imgui_end()
+        tf.render_frame(np.zeros((4, 4, 3), np.float32))
+
+    def click(rect, fraction=0.5):
+        low, high = rect
+        x, y = int(low.x + (high.x - low.x) * fraction), int((low.y + high.y) / 2)
+        _xdotool("mousemove", "--sync", str(x), str(y))
+        for _ in range(3):
+            frame()
+        assert not tf.is_mouse_button_pressed(tf.MOUSE_BUTTON_0)  # over a widget: ImGui's, not the program's
+        _xdotool("mousedown", "1")
+        for _ in range(3):
+            frame()
+        _xdotool("mouseup", "1")
+        for _ in range(3):
+            frame()
+
+    assert _until(lambda: tf.get_window_size() == (320, 240) and window._display.glfw.get_window_pos(handle) == (0, 0))
+    for _ in range(3):
+        frame()
+    assert isinstance(state["count"], int) and isinstance(state["speed"], float)
+    click(state["button"])
+    assert state["clicks"] == 1 and state["speed"] == 2.0
+    click(state["slider"], fraction=0.9)  # a click sets the slider where it lands
+    assert 7.0 < state["speed"] <= 10.0
+    tf.window.read_frame()
+    frame()
+    pixels = tf.window.read_frame()
+    low, high = state["button"]
+    button = pixels[240 - int(high.y):240 - int(low.y), int(low.x):int(high.x)]  # rows count from the bottom
+    assert button.max() > 0 and pixels[:20, -20:].max() == 0  # the widget is drawn; the image elsewhere
+
+
+def test_widgets_without_a_window_are_an_error():
+    tf.hide_window()
+    with pytest.raises(tf.TensorFrostError, match="no window is open"):
+        tf.imgui_text("x")
