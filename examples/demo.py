@@ -5,10 +5,8 @@ Run:  python examples/demo.py [output.png]
 It prints what it compiled and how fast it ran, and writes an image with both results.
 """
 
-import struct
 import sys
 import time
-import zlib
 
 import numpy as np
 
@@ -40,20 +38,6 @@ def wave_step():
     v_new = (v + 0.2 * laplacian) * 0.9995
     u_new = u + 0.2 * v_new
     return [u_new, v_new]
-
-
-def write_png(path, rgb):
-    """A minimal PNG writer (8-bit RGB), so the demo needs nothing beyond numpy."""
-    height, width, _ = rgb.shape
-    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(height))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n")
-        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)))
-        f.write(chunk(b"IDAT", zlib.compress(raw, 6)))
-        f.write(chunk(b"IEND", b""))
 
 
 def colorize(values):
@@ -94,7 +78,7 @@ def main(out_path="demo.png"):
 
     image = np.concatenate([colorize(np.log1p(counts) / np.log1p(256)),
                             colorize(0.5 + field / (2 * np.abs(field).max() + 1e-9))], axis=1)
-    write_png(out_path, image)
+    tf.window.save_png(out_path, image)
     print(f"wrote {out_path} ({image.shape[1]}x{image.shape[0]}: Mandelbrot set | wave after {steps} steps)")
 
 

@@ -14,7 +14,11 @@ needs them. Headless, run under Xvfb: ``xvfb-run -a python script.py``.
 
 from __future__ import annotations
 
+import os
+import struct
+import tempfile
 import time
+import zlib
 
 import numpy as np
 
@@ -249,3 +253,33 @@ def _as_image(image) -> np.ndarray:
     if array.dtype != np.float32:
         raise ArgumentError(f"tf.render_frame: image must be float32, got {array.dtype}")
     return np.ascontiguousarray(array)
+
+
+def save_frame(path: str) -> None:
+    """Write the frame last shown (see ``read_frame``) to ``path`` as a PNG, upright."""
+    save_png(path, read_frame()[::-1])
+
+
+def save_png(path: str, rgb: np.ndarray) -> None:
+    """Write an 8-bit RGB image ([height, width, 3] uint8, row 0 at the top) as a PNG. The
+    file appears whole or not at all (written beside it, then renamed)."""
+    rgb = np.asarray(rgb)
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ArgumentError(f"save_png: rgb must be a [height, width, 3] uint8 array, got {rgb.dtype} "
+                            f"{list(rgb.shape)}")
+    height, width, _ = rgb.shape
+    raw = b"".join(b"\x00" + np.ascontiguousarray(rgb[y]).tobytes() for y in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    data = b"".join([b"\x89PNG\r\n\x1a\n", chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)),
+                     chunk(b"IDAT", zlib.compress(raw, 6)), chunk(b"IEND", b"")])
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".png")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -168,3 +168,38 @@ def test_widgets_without_a_window_are_an_error():
     tf.hide_window()
     with pytest.raises(tf.TensorFrostError, match="no window is open"):
         tf.imgui_text("x")
+
+
+def _read_png(path) -> np.ndarray:
+    """The pixels of a PNG that save_png wrote (8-bit RGB, filter 0 on every row)."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, at = {}, 8
+    while at < len(data):
+        (length,), kind = struct.unpack(">I", data[at:at + 4]), data[at + 4:at + 8]
+        chunks[kind] = chunks.get(kind, b"") + data[at + 8:at + 8 + length]
+        at += 12 + length
+    width, height = struct.unpack(">II", chunks[b"IHDR"][:8])
+    rows = np.frombuffer(zlib.decompress(chunks[b"IDAT"]), np.uint8).reshape(height, 1 + width * 3)
+    assert (rows[:, 0] == 0).all()
+    return rows[:, 1:].reshape(height, width, 3)
+
+
+@pytest.mark.parametrize("device", ["cpu", "opengl"])
+def test_the_wave_example_runs_headless_and_writes_its_frames(x_display, tmp_path, device):
+    import os
+    import sys
+    example = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "wave_window.py")
+    result = subprocess.run([sys.executable, example, "--frames", "60", "--out", str(tmp_path), "--size", "128",
+                             "--backend", device], capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, DISPLAY=x_display))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "60 frames" in result.stdout
+    frames = sorted(p.name for p in tmp_path.iterdir())
+    assert frames == [f"frame_{k:04d}.png" for k in range(60)]
+    last = _read_png(tmp_path / "frame_0059.png")
+    assert last.shape == (512, 512, 3)
+    blue = last[200:450, 100:450, 2]  # water below the widgets: drops made rings of different heights
+    assert blue.min() < blue.max() and len(np.unique(last.reshape(-1, 3), axis=0)) > 50
