@@ -208,8 +208,13 @@ class Window:
             import glfw
         except ImportError as exc:
             raise TensorFrostError("windows need the glfw package: pip install tensorfrost[gui]") from exc
+        glfw.ERROR_REPORTING = "ignore"  # failures are raised below, with what to do
         if not glfw.init():
-            raise GlContextError("glfw.init() failed: no display to open a window on")
+            _, reason = glfw.get_error()
+            reason = reason.decode(errors="replace") if isinstance(reason, bytes) else str(reason or "")
+            raise GlContextError(f"cannot open a window: no display ({reason or 'glfw.init() failed'}); on a "
+                                 "machine without a screen, run under Xvfb: xvfb-run -a python your_script.py "
+                                 "(apt-get install xvfb)")
         glfw.window_hint(glfw.CONTEXT_CREATION_API, glfw.EGL_CONTEXT_API)  # as PyOpenGL's platform
         glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
         glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
