@@ -187,7 +187,8 @@ def _read_png(path) -> np.ndarray:
     return rows[:, 1:].reshape(height, width, 3)
 
 
-EXAMPLES = {"wave_window": ["--size", "128"], "mandelbrot_window": [], "nbody_window": ["--stars", "1024"]}
+EXAMPLES = {"wave_window": ["--size", "128"], "mandelbrot_window": [], "nbody_window": ["--stars", "1024"],
+            "fluid_window": ["--size", "96"]}
 
 
 @pytest.mark.parametrize("device", ["cpu", "opengl"])
