@@ -120,3 +120,33 @@ def plotlines(label: str, values, values_offset: int = 0, overlay_text: str = ""
 def scale_all_sizes(scale: float) -> None:
     """Scale every ImGui size (padding, spacing...) by ``scale``, e.g. for a high-DPI screen."""
     _gui().imgui.get_style().scale_all_sizes(float(scale))
+
+
+def color_picker3(label: str, color):
+    """An RGB colour picker; returns the colour as a float32 array of 3 values in [0, 1]."""
+    values = _color(color, 3, "color_picker3")
+    return np.array(_gui().imgui.color_picker3(str(label), values)[1], np.float32)
+
+
+def color_picker4(label: str, color):
+    """An RGBA colour picker; returns the colour as a float32 array of 4 values in [0, 1]."""
+    imgui = _gui().imgui
+    picked = imgui.color_picker4(str(label), imgui.ImVec4(*_color(color, 4, "color_picker4")))[1]
+    return np.array([picked.x, picked.y, picked.z, picked.w], np.float32)
+
+
+def add_background_text(text: str, position, color) -> None:
+    """Text drawn on the window under the widgets: at ``position`` (x, y pixels from the
+    top-left corner), in ``color`` (r, g, b, a in [0, 1])."""
+    imgui = _gui().imgui
+    r, g, b, a = _color(color, 4, "add_background_text")
+    x, y = (float(v) for v in position)
+    imgui.get_background_draw_list().add_text(imgui.ImVec2(x, y), imgui.color_convert_float4_to_u32(
+        imgui.ImVec4(r, g, b, a)), str(text))
+
+
+def _color(color, count: int, what: str) -> list[float]:
+    values = np.asarray(color, dtype=np.float64).reshape(-1)
+    if values.size != count:
+        raise ArgumentError(f"tf.imgui.{what}: color must have {count} values, got {values.size}")
+    return [float(v) for v in values]

@@ -72,7 +72,9 @@ class _Display:
         self.frame_times: list[float] = []
         self.last_frame = time.perf_counter()
         self.open = True
-        self.recording, self.frame = False, None
+        self.recording, self.frame, self.overlay = False, None, False
+        self.display_times: list[float] = []
+        self.display_start = self.last_frame
         self.gui = imgui.open_gui(self.window.handle)
 
     def draw(self) -> None:
@@ -101,6 +103,8 @@ class _Display:
 
     def present(self) -> None:
         if self.gui is not None:
+            if self.overlay and self.frame_times:
+                self.draw_overlay()
             self.gui.draw()
         if self.recording:  # before the swap, which leaves the back buffer undefined
             self.frame = self.read_back()
@@ -109,7 +113,14 @@ class _Display:
             self.gui.new_frame()
         now = time.perf_counter()
         self.frame_times = (self.frame_times + [now - self.last_frame])[-60:]
+        self.display_times = (self.display_times + [now - self.display_start])[-60:]
         self.last_frame = now
+
+    def draw_overlay(self) -> None:
+        frame = sum(self.frame_times) / len(self.frame_times)
+        program = 1.0 - sum(self.display_times) / max(sum(self.frame_times), 1e-9)
+        imgui.add_background_text(f"{1.0 / frame:.0f} frames/s, {frame * 1e3:.1f} ms: "
+                                  f"{max(program, 0.0) * 100:.0f}% program", (8, 8), (1.0, 1.0, 0.6, 1.0))
 
     def read_back(self) -> np.ndarray:
         """The pixels drawn so far into the back buffer."""
@@ -216,6 +227,7 @@ def render_frame(image=None) -> None:
     """Show ``image`` (a [height, width, 3] float32 tensor of any backend, or numpy array),
     stretched to the window; with no image, the last one again. Also polls input events."""
     display = _shown()
+    display.display_start = time.perf_counter()
     if image is not None:
         display.upload(_as_image(image))
     display.draw()
@@ -232,6 +244,12 @@ def read_frame() -> np.ndarray:
         display.draw()
         display.frame = display.read_back()
     return display.frame
+
+
+def show_fps(show: bool = True) -> None:
+    """Draw the frame rate and the share of each frame spent outside ``render_frame`` (in
+    the program) in the window's top-left corner, over the image (needs imgui-bundle)."""
+    _shown().overlay = bool(show)
 
 
 def fps() -> float:

@@ -219,3 +219,25 @@ def test_no_display_says_how_to_run_headless():
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
     assert "cannot open a window: no display" in result.stdout and "xvfb-run -a" in result.stdout, result
+
+
+def test_overlay_background_text_and_colour_pickers(window):
+    tf.show_window(320, 240, "overlay")
+    black = np.zeros((4, 4, 3), np.float32)
+    tf.window.read_frame()  # record
+    tf.window.show_fps()
+    for _ in range(3):
+        tf.imgui.add_background_text("marker", (200, 180), (0.0, 1.0, 0.0, 1.0))
+        tf.imgui_begin("colours")
+        rgb = tf.imgui.color_picker3("rgb", [0.25, 0.5, 0.75])
+        rgba = tf.imgui.color_picker4("rgba", (0.1, 0.2, 0.3, 0.4))
+        tf.imgui_end()
+        tf.render_frame(black)
+    np.testing.assert_allclose(rgb, [0.25, 0.5, 0.75], atol=1e-6)  # no click: the colour given
+    np.testing.assert_allclose(rgba, [0.1, 0.2, 0.3, 0.4], atol=1e-6)
+    frame = tf.window.read_frame()[::-1]  # rows from the top, like the window's coordinates
+    overlay, marker = frame[6:24, 6:200], frame[178:200, 198:260]
+    assert (overlay[..., 0] > 128).any() and (overlay[..., 2] < overlay[..., 0]).any()  # yellowish text
+    assert (marker[..., 1] > 128).any() and (marker[..., 0] < 64).all()  # green text only
+    with pytest.raises(tf.ArgumentError, match="color must have 3 values, got 2"):
+        tf.imgui.color_picker3("bad", [0.0, 1.0])
