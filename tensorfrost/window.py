@@ -43,6 +43,17 @@ void main() {  // one triangle that covers the viewport
     gl_Position = vec4(corner, 0.0, 1.0);
 }
 """
+_FRAGMENT_BUFFER = """#version 430 core
+layout(std430, binding = 0) readonly buffer image_words { float words[]; };
+uniform ivec2 size;
+uniform vec2 viewport;
+out vec4 color;
+void main() {  // nearest neighbour, straight from the tensor's buffer ([height, width, 3] floats)
+    ivec2 texel = min(ivec2(gl_FragCoord.xy * vec2(size) / viewport), size - 1);
+    int at = (texel.y * size.x + texel.x) * 3;
+    color = vec4(words[at], words[at + 1], words[at + 2], 1.0);
+}
+"""
 _FRAGMENT = """#version 430 core
 uniform sampler2D image;
 uniform vec2 viewport;
@@ -62,13 +73,15 @@ class _Display:
         self.window = context.open_window(width, height, title)
         from OpenGL import GL
         self.GL, self.glfw = GL, self.window.glfw
-        self.program = _program(GL)
+        self.program = _program(GL, _FRAGMENT)
+        self.buffer_program = _program(GL, _FRAGMENT_BUFFER) if self.window.shares_compute else None
         self.vertex_array = GL.glGenVertexArrays(1)
         self.texture = GL.glGenTextures(1)
         GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture)
         for parameter in (GL.GL_TEXTURE_MIN_FILTER, GL.GL_TEXTURE_MAG_FILTER):
             GL.glTexParameteri(GL.GL_TEXTURE_2D, parameter, GL.GL_NEAREST)
-        self.image: np.ndarray | None = None
+        self.image = None  # the numpy image in the texture, or the tensor drawn from its buffer
+        self.max_block_bytes = int(GL.glGetIntegerv(GL.GL_MAX_SHADER_STORAGE_BLOCK_SIZE))
         self.frame_times: list[float] = []
         self.last_frame = time.perf_counter()
         self.open = True
@@ -84,13 +97,33 @@ class _Display:
         GL.glViewport(0, 0, width, height)
         GL.glClearColor(0.0, 0.0, 0.0, 1.0)
         GL.glClear(GL.GL_COLOR_BUFFER_BIT)
-        if self.image is not None:
-            GL.glUseProgram(self.program)
-            GL.glUniform2f(GL.glGetUniformLocation(self.program, "viewport"), float(width), float(height))
+        if isinstance(self.image, TensorMemory):  # a tensor of the compute context: read in place
+            program = self.buffer_program
+            GL.glUseProgram(program)
+            GL.glMemoryBarrier(GL.GL_SHADER_STORAGE_BARRIER_BIT)  # the kernels' writes are visible
+            GL.glBindBufferRange(GL.GL_SHADER_STORAGE_BUFFER, 0, self.image.storage.id, 0, self.image.storage.nbytes)
+            GL.glUniform2i(GL.glGetUniformLocation(program, "size"), self.image.shape[1], self.image.shape[0])
+        elif self.image is not None:
+            program = self.program
+            GL.glUseProgram(program)
             GL.glActiveTexture(GL.GL_TEXTURE0)
             GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture)
+        if self.image is not None:
+            GL.glUniform2f(GL.glGetUniformLocation(program, "viewport"), float(width), float(height))
             GL.glBindVertexArray(self.vertex_array)
             GL.glDrawArrays(GL.GL_TRIANGLES, 0, 3)
+
+    def show(self, image) -> None:
+        """Take ``image`` for the next frames: a tensor of the window's own context is drawn from
+        its buffer (kept alive until the next image); anything else is uploaded."""
+        array = _as_image(image, download=False)
+        if isinstance(array, TensorMemory) and (not self.window.shares_compute or getattr(
+                array.backend, "name", "") != "opengl" or array.storage.nbytes > self.max_block_bytes):
+            array = _as_image(image)
+        if isinstance(array, TensorMemory):
+            self.image = array
+        else:
+            self.upload(array)
 
     def upload(self, image: np.ndarray) -> None:
         GL = self.GL
@@ -137,9 +170,9 @@ class _Display:
         self.open = False
 
 
-def _program(GL):
+def _program(GL, fragment: str):
     shaders = []
-    for source, kind in ((_VERTEX, GL.GL_VERTEX_SHADER), (_FRAGMENT, GL.GL_FRAGMENT_SHADER)):
+    for source, kind in ((_VERTEX, GL.GL_VERTEX_SHADER), (fragment, GL.GL_FRAGMENT_SHADER)):
         shader = GL.glCreateShader(kind)
         GL.glShaderSource(shader, source)
         GL.glCompileShader(shader)
@@ -229,7 +262,7 @@ def render_frame(image=None) -> None:
     display = _shown()
     display.display_start = time.perf_counter()
     if image is not None:
-        display.upload(_as_image(image))
+        display.show(image)
     display.draw()
     display.present()
 
@@ -258,9 +291,11 @@ def fps() -> float:
     return len(display.frame_times) / sum(display.frame_times) if display.frame_times else 0.0
 
 
-def _as_image(image) -> np.ndarray:
+def _as_image(image, download: bool = True):
+    """``image`` checked as a [height, width, 3] float32 image: a numpy array, or the tensor
+    itself when not ``download``."""
     if isinstance(image, TensorMemory):
-        array = image.numpy
+        array = image.numpy if download else image
     elif isinstance(image, np.ndarray):
         array = image
     else:
@@ -268,9 +303,10 @@ def _as_image(image) -> np.ndarray:
                             f"got a {type(image).__name__}")
     if array.ndim != 3 or array.shape[2] != 3 or array.shape[0] < 1 or array.shape[1] < 1:
         raise ArgumentError(f"tf.render_frame: image must have shape [height, width, 3], got {list(array.shape)}")
-    if array.dtype != np.float32:
-        raise ArgumentError(f"tf.render_frame: image must be float32, got {array.dtype}")
-    return np.ascontiguousarray(array)
+    dtype = array.dtype.numpy if isinstance(array, TensorMemory) else array.dtype
+    if dtype != np.float32:
+        raise ArgumentError(f"tf.render_frame: image must be float32, got {dtype}")
+    return array if isinstance(array, TensorMemory) else np.ascontiguousarray(array)
 
 
 def save_frame(path: str) -> None:

@@ -241,3 +241,44 @@ def test_overlay_background_text_and_colour_pickers(window):
     assert (marker[..., 1] > 128).any() and (marker[..., 0] < 64).all()  # green text only
     with pytest.raises(tf.ArgumentError, match="color must have 3 values, got 2"):
         tf.imgui.color_picker3("bad", [0.0, 1.0])
+
+
+GPU_RESIDENT = """
+import numpy as np, tensorfrost as tf
+from tensorfrost.backend_gl import context
+tf.initialize(tf.opengl)
+assert type(context._compute).__name__ == "_HiddenWindowContext", context._compute
+backend = tf.backend.backend_for(tf.opengl)
+downloads = []
+original = type(backend).download
+type(backend).download = lambda self, memory: downloads.append(memory.shape) or original(self, memory)
+
+def scaled():
+    image = tf.input([3, 4, 3], tf.float32)
+    return image * 0.5
+
+image = (np.arange(36).reshape(3, 4, 3) * 28 % 256 / 255.0).astype(np.float32)  # halves are whole levels
+shown = tf.compile(scaled)(image)
+tf.show_window(64, 48, "gpu")
+tf.render_frame(shown)
+frame = tf.window.read_frame()
+rows, cols = ((np.arange(48) + 0.5) * 3 / 48).astype(int), ((np.arange(64) + 0.5) * 4 / 64).astype(int)
+want = np.round(image[rows][:, cols] * 0.5 * 255)
+print("difference", int(np.abs(frame.astype(int) - want).max()), "downloads", len(downloads))
+tf.hide_window()
+print("after", float(np.abs(tf.compile(scaled)(image).numpy - image * 0.5).max()))
+"""
+
+
+def test_with_a_display_opengl_tensors_are_drawn_from_their_buffers(x_display, tmp_path):
+    """Where a display is, the GL compute context is a hidden window; showing it draws a
+    tensor straight from its storage buffer: no read-back, same pixels; compute goes on after
+    the window closes."""
+    import os
+    import sys
+    result = subprocess.run([sys.executable, "-c", GPU_RESIDENT], capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, DISPLAY=x_display, TENSORFROST_CACHE_DIR=str(tmp_path)))
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert lines["difference"] == "0 downloads 0", result.stdout  # 8-bit rounding of exact values: exact
+    assert float(lines["after"]) == 0.0, result.stdout  # halving is exact in float32

@@ -1,14 +1,21 @@
-"""The OpenGL context of the process: headless EGL by default, a GLFW window for the GUI.
+"""The OpenGL context of the process: headless EGL, or a hidden GLFW window where there is a
+display; a GLFW window for the GUI.
 
 ``ensure_context()`` creates one OpenGL 4.3+ core context the first time it is called and
 makes it current. It tries, in order, every EGL device (GPUs before software renderers),
 Mesa's surfaceless platform (llvmpipe on machines with no GPU) and the default display;
 the first that gives a 4.3 context wins. When none does, the error says why for each.
 
+Where a display is (``DISPLAY``/``WAYLAND_DISPLAY`` set, glfw installed), the compute
+context is a hidden GLFW window instead, tried first: the window ``open_window`` shows is
+then that context, and draws tensors' buffers without reading them back
+(``TENSORFROST_GL_HEADLESS=1`` keeps the headless context). A window opened when the
+compute context is headless has a context of its own, and ``ensure_current()`` switches
+back to the compute context.
+
 PyOpenGL resolves GL functions through the platform chosen when ``OpenGL`` is first
-imported, so this module sets ``PYOPENGL_PLATFORM=egl`` before importing it. A GLFW
-window (``open_window``) is created with GLFW's EGL back end for the same reason; it has
-a context of its own, and ``ensure_current()`` switches back to the compute context.
+imported, so this module sets ``PYOPENGL_PLATFORM=egl`` before importing it, and GLFW
+windows are created with GLFW's EGL back end for the same reason.
 """
 
 from __future__ import annotations
@@ -61,6 +68,56 @@ class _EglContext:
         if not self.egl.eglMakeCurrent(self.display, self.egl.EGL_NO_SURFACE, self.egl.EGL_NO_SURFACE,
                                        self.context):
             raise GlContextError(f"eglMakeCurrent failed for the OpenGL context on {self.where}")
+
+
+class _HiddenWindowContext:
+    """The compute context as a hidden GLFW window, made when a display is available: the
+    window ``open_window`` shows later is this context, so it draws tensors' buffers as they
+    are, without reading them back."""
+
+    where = "a hidden GLFW window"
+
+    def __init__(self, glfw, handle):
+        self.glfw, self.handle = glfw, handle
+
+    def make_current(self) -> None:
+        self.glfw.make_context_current(self.handle)
+
+
+def _glfw():
+    """The glfw module, initialised, or None (not installed, or no display)."""
+    try:
+        import glfw
+    except ImportError:
+        return None
+    glfw.ERROR_REPORTING = "ignore"  # failures are reported by what the caller does next
+    return glfw if glfw.init() else None
+
+
+def _create_window(glfw, width: int, height: int, title: str, visible: bool):
+    glfw.default_window_hints()
+    glfw.window_hint(glfw.VISIBLE, glfw.TRUE if visible else glfw.FALSE)
+    glfw.window_hint(glfw.CONTEXT_CREATION_API, glfw.EGL_CONTEXT_API)  # as PyOpenGL's platform
+    glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
+    glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
+    glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
+    return glfw.create_window(int(width), int(height), str(title), None, None)
+
+
+def _hidden_window_context():
+    """The compute context as a hidden window where a display is (``TENSORFROST_GL_HEADLESS=1``
+    opts out), else None."""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return None
+    if os.environ.get("TENSORFROST_GL_HEADLESS", "") not in ("", "0"):
+        return None
+    glfw = _glfw()
+    handle = _create_window(glfw, 640, 480, "TensorFrost", visible=False) if glfw is not None else None
+    if not handle:
+        return None
+    context = _HiddenWindowContext(glfw, handle)
+    context.make_current()
+    return context
 
 
 _lock = threading.Lock()
@@ -151,6 +208,12 @@ def _create():
         raise GlContextError(f"PyOpenGL with EGL is not available ({type(exc).__name__}: {exc}); install "
                              "tensorfrost[gl] and the system's EGL (e.g. libegl1 libegl-mesa0 "
                              "libgl1-mesa-dri libopengl0)") from exc
+    try:
+        window = _hidden_window_context()
+    except Exception:  # any failure of the window path: the headless one below
+        window = None
+    if window is not None:
+        return window
     reasons = []
     for where, make_display in _displays(EGL):
         try:
@@ -199,45 +262,55 @@ def unavailable_reason() -> str | None:
 
 
 class Window:
-    """A GLFW window with its own OpenGL context (for the GUI). Draw between
-    ``make_current()`` and ``swap()``; compute calls switch back to the compute context."""
+    """A GLFW window (for the GUI). When the compute context is a hidden window, this is that
+    window, shown: its context is the compute context and ``shares_compute`` is True.
+    Otherwise it has a context of its own: draw between ``make_current()`` and ``swap()``;
+    compute calls switch back to the compute context."""
 
     def __init__(self, width: int, height: int, title: str):
         ensure_context()
         try:
-            import glfw
+            import glfw  # noqa: F401 (only to say what to install)
         except ImportError as exc:
             raise TensorFrostError("windows need the glfw package: pip install tensorfrost[gui]") from exc
-        glfw.ERROR_REPORTING = "ignore"  # failures are raised below, with what to do
-        if not glfw.init():
-            _, reason = glfw.get_error()
+        glfw = _glfw()
+        if glfw is None:
+            import glfw as module
+            _, reason = module.get_error()
             reason = reason.decode(errors="replace") if isinstance(reason, bytes) else str(reason or "")
             raise GlContextError(f"cannot open a window: no display ({reason or 'glfw.init() failed'}); on a "
                                  "machine without a screen, run under Xvfb: xvfb-run -a python your_script.py "
                                  "(apt-get install xvfb)")
-        glfw.window_hint(glfw.CONTEXT_CREATION_API, glfw.EGL_CONTEXT_API)  # as PyOpenGL's platform
-        glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
-        glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
-        glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
         self.glfw = glfw
-        self.handle = glfw.create_window(int(width), int(height), str(title), None, None)
-        if not self.handle:
-            raise GlContextError("glfw could not create a window with an OpenGL 4.3 context")
+        self.shares_compute = isinstance(_compute, _HiddenWindowContext)
+        if self.shares_compute:
+            self.handle = _compute.handle
+            glfw.set_window_size(self.handle, int(width), int(height))
+            glfw.set_window_title(self.handle, str(title))
+            glfw.set_window_should_close(self.handle, False)
+            glfw.show_window(self.handle)
+        else:
+            self.handle = _create_window(glfw, width, height, title, visible=True)
+            if not self.handle:
+                raise GlContextError("glfw could not create a window with an OpenGL 4.3 context")
         self.make_current()
 
     def make_current(self) -> None:
         global _current, _owner_thread
         self.glfw.make_context_current(self.handle)
-        _current, _owner_thread = self, threading.get_ident()
+        _current, _owner_thread = (_compute if self.shares_compute else self), threading.get_ident()
 
     def swap(self) -> None:
         self.glfw.swap_buffers(self.handle)
         self.glfw.poll_events()
 
     def close(self) -> None:
-        if self.handle:
+        if self.handle and self.shares_compute:
+            self.glfw.hide_window(self.handle)  # it stays the compute context
+            self.glfw.poll_events()
+        elif self.handle:
             self.glfw.destroy_window(self.handle)
-            self.handle = None
+        self.handle = None
         ensure_current()
 
 
