@@ -285,3 +285,51 @@ def test_masked_loop_with_continue_and_a_counter(backend):
     got_y, got_steps = program(x)
     np.testing.assert_allclose(got_y.numpy, y, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(got_steps.numpy, steps)
+
+
+def test_variables_made_in_python_loops_all_widen_in_one_retrace(backend, rng):
+    """Each trip of a Python loop creates its own variable; all that must widen are found by
+    one trace (the limit of 16 traces once failed a program with 20 of them)."""
+    @tf.kernel_program
+    def _counts_in_python_loops(x: tf.Arg([-1], tf.float32)):
+        total = x * 0.0
+        trip = 0
+        while trip < 4:  # Python while loops on Python ints, unrolled: 20 `count = 0` variables
+            trip += 1
+            step = 0
+            while step < 5:
+                step += 1
+                count = 0  # each widens: the while below counts per element
+                while float(step) <= x * 4.0 and count < 10:
+                    count += 1
+                    x = x - 0.125
+                total = total + count
+        return total
+
+    x0 = rng.uniform(0.2, 2.0, 37).astype(np.float32)
+    x, want = x0.copy(), np.zeros(37, np.float32)
+    for _ in range(4):
+        for step in range(1, 6):
+            count = np.zeros(37, np.float32)
+            for _ in range(10):
+                going = np.float32(step) <= x * np.float32(4.0)
+                count += going
+                x = np.where(going, x - np.float32(0.125), x)
+            want += count
+    np.testing.assert_array_equal(_counts_in_python_loops(x0).numpy, want)
+
+
+def test_a_counter_tested_after_its_increment_counts_on_every_backend(backend):
+    """Mesa's shader compiler once computed a wrong trip count for this loop (a counter from
+    a constant, tested after its increment): every element came back 0 on OpenGL."""
+    @tf.kernel_program
+    def counted(b: tf.Arg([-1], tf.float32)):
+        f = b * 0.0
+        k = 0
+        while f < 100.0 and k < 4:
+            k += 1
+            if k < 1:
+                break
+            f = f + 1.0
+        return f
+    np.testing.assert_array_equal(counted(np.zeros(5, np.float32)).numpy, np.full(5, 4.0, np.float32))

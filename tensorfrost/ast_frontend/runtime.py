@@ -33,7 +33,6 @@ from ..ir.builder import current
 from ..ir.errors import user_location
 from ..ir.node import operands
 from ..ir.ops import CONST
-from ..ir.widen import Retrace
 from ..tracing import api as tracing
 from ..tracing.mathfn import select as tf_select
 from ..tracing.tensor import Tensor, apply, is_scalar
@@ -344,9 +343,10 @@ class _While(_Region):
         self.calls += 1
         if not self.tensor:
             value, self.first = (self.first, None) if self.calls == 1 else (self.test_fn(), None)
-            if isinstance(value, Tensor):
+            if isinstance(value, Tensor):  # a loop in the program: traced again as one
                 self.frame.builder.variables.plan.tensor_loops.add(self.key)
-                raise Retrace
+                self.frame.builder.variables.plan.learned()
+                return False
             return bool(value)
         if self.calls > 1:
             self._close()
@@ -370,9 +370,10 @@ class _While(_Region):
             emit()
             return False
         if any(region.tensor for region in ifs):
-            # Elements leave at different times: the loop has to be a loop in the program.
+            # Elements leave at different times: the loop has to be a loop in the program
+            # (traced again as one).
             self.frame.builder.variables.plan.tensor_loops.add(self.key)
-            raise Retrace
+            self.frame.builder.variables.plan.learned()
         return True
 
 

@@ -25,6 +25,7 @@ NV_FLOAT_ATOMICS = "GL_NV_shader_atomic_float"
 
 class GlslLang(ShaderLang):
     name = "glsl"
+    opaque_zero = "min(int(gl_NumWorkGroups.z), 0)"  # 0 (a dispatch has at least one group along z)
     atomic_names = {"add": "atomicAdd", "min": "atomicMin", "max": "atomicMax", "and": "atomicAnd",
                     "or": "atomicOr", "xor": "atomicXor"}
 

@@ -171,6 +171,17 @@ class ShaderBody(BodyEmitter):
             local_name(self.names, node)
         return self.names[node]
 
+    def stmt_const(self, node: Node) -> None:
+        opaque = getattr(self.lang, "opaque_zero", None)
+        if node in self.mutable and opaque is not None and node.dtype in (dt.int32, dt.uint32):
+            # An integer variable starts from a value the shader compiler cannot see: Mesa's
+            # loop analysis computed a wrong trip count for a loop that counts it from a
+            # constant and leaves on a test of it after the increment (every result 0).
+            zero = opaque if node.dtype is dt.int32 else f"uint({opaque})"
+            self.define(node, f"{self.lang.literal(node.attrs['value'], node.dtype)} + {zero}")
+            return
+        super().stmt_const(node)
+
     def expression(self, node: Node) -> str:
         if node.op.name in _ORDER and node.args[0].dtype is dt.bool1:  # shaders order no bools
             args = [f"int({self.value(a)})" for a in node.args]

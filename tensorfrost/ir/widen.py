@@ -12,8 +12,10 @@ it is created (file, line, and how many variables that line made before), so tha
 trace of the same program finds it again. When a variable must widen and nothing has used
 it yet, it widens in place. When something already used it at its old shape (a condition,
 an index, a reduction, a host decision of the user's Python code), the plan records the
-shape it needs and the trace starts over (``Retrace``); the next trace creates it at that
-shape. Shapes only grow, so this ends after a few traces.
+shape it needs and the trace is done again, creating it at that shape. The stale trace goes
+on to its end first, with the variable wide from there, so that one trace learns every
+variable that needs widening (a loop unrolled in Python makes one per trip); whatever the
+stale trace raises is ignored. Shapes only grow, so this ends after a few traces.
 """
 
 from __future__ import annotations
@@ -30,11 +32,6 @@ MAX_TRACES = 16
 _RECIPE_DEPTH = 24
 
 
-class Retrace(BaseException):  # noqa: N818 (a signal, not an error)
-    """The plan grew: trace the program again. A BaseException, so that no ``except
-    Exception`` in a user's program or in the front ends swallows it."""
-
-
 class ShapePlan:
     """What earlier traces of one program learned: the shape each variable needs (as
     recipes of dims that a new trace finds again) and which ``while`` statements loop on a
@@ -43,6 +40,13 @@ class ShapePlan:
     def __init__(self):
         self.shapes: dict[tuple, tuple] = {}
         self.tensor_loops: set[tuple] = set()
+        # This trace learned something and will be traced again: it goes on only to learn the
+        # rest (a loop unrolled in Python creates a variable per trip, each of which may need
+        # widening), and whatever it raises means only that its IR is stale.
+        self.dirty = False
+
+    def learned(self) -> None:
+        self.dirty = True
 
 
 class Variables:
@@ -84,10 +88,7 @@ class Variables:
                              "tf.copy widen", location)
         reader = _first_reader(self.program, node)
         if reader is None:
-            node.shape = shape
-            for other in self.program.walk():
-                if other.op is SET and other.args[0] is node:
-                    other.shape = shape
+            self._set_shape(node, shape)
             return
         key = self.keys.get(node)
         wanted = self.recipe(shape)
@@ -96,7 +97,14 @@ class Variables:
                              f"already used by {reader.op.name}; give it its full shape when you create it "
                              "(tf.zeros(shape))", location or reader.location)
         self.plan.shapes[key] = wanted
-        raise Retrace
+        self.plan.learned()
+        self._set_shape(node, shape)  # the rest of this trace sees it wide (and is traced again)
+
+    def _set_shape(self, node: Node, shape: tuple) -> None:
+        node.shape = shape
+        for other in self.program.walk():
+            if other.op is SET and other.args[0] is node:
+                other.shape = shape
 
     # -- dims that another trace can find again -----------------------------------------------
 

@@ -11,7 +11,7 @@ from ..ir.builder import current, tracing
 from ..ir.errors import TraceError, user_location
 from ..ir.node import Program
 from ..ir.validate import check_scoping
-from ..ir.widen import MAX_TRACES, Retrace, ShapePlan, retrace_limit_error, sets_in, widen_for_conditions
+from ..ir.widen import MAX_TRACES, ShapePlan, retrace_limit_error, sets_in, widen_for_conditions
 from .api import input as tf_input
 from .tensor import Tensor, is_scalar
 
@@ -45,13 +45,18 @@ def trace(fn, name: str | None = None, call=None) -> Program:
     (default: ``fn``) is what actually runs, with those inputs as arguments.
 
     A variable that turns out to need a wider shape after something used it makes the
-    trace start over with that variable created wide (see ``widen.py``)."""
+    program be traced again with that variable created wide (see ``widen.py``)."""
     plan = ShapePlan()
     for _ in range(MAX_TRACES):
+        plan.dirty = False
         try:
-            return _trace_once(fn, name, call, plan)
-        except Retrace:
-            continue
+            program = _trace_once(fn, name, call, plan)
+        except Exception:
+            if plan.dirty:  # raised by a trace already known to be stale: trace again
+                continue
+            raise
+        if not plan.dirty:
+            return program
     raise retrace_limit_error(_identifier(name or getattr(fn, "__name__", "program")))
 
 

@@ -43,7 +43,7 @@ void main() {
     const int tf_t = int(tf_g);
     float z_re_5 = 0.0f;
     float z_im_6 = 0.0f;
-    int n_7 = 0;
+    int n_7 = 0 + min(int(gl_NumWorkGroups.z), 0);
     const float v_8 = c_re_1[tf_t];
     const float v_9 = c_im_2[tf_t];
     for (int v_10 = 0; v_10 < 128; v_10 += 1) {
