@@ -1,6 +1,9 @@
 """The code's size budget, at the levels of the day it was set: ruff's checks (with McCabe
 complexity at most 16 per function) pass, no module is longer than 600 lines, and the
-package stays under a total. Raising a limit is a decision for review, not a side effect."""
+package stays under a total. The algorithm library (``tensorfrost/lib`` and the layers in
+``tensorfrost/nn/layers``) is written with the public tensor-program API, grows with every
+algorithm and has a budget of its own, so that it cannot hide growth of the compiler.
+Raising a limit is a decision for review, not a side effect."""
 
 import os
 import subprocess
@@ -11,6 +14,9 @@ PACKAGE = os.path.join(ROOT, "tensorfrost")
 MAX_MODULE_LINES = 600
 MAX_PACKAGE_LINES = 14500  # 13,500 on 2026-12-01
 MAX_MODULES = 90  # 81 on 2026-12-01
+LIBRARY = (os.path.join(PACKAGE, "lib"), os.path.join(PACKAGE, "nn", "layers"))
+MAX_LIBRARY_LINES = 7000  # set on 2026-12-01, when the library was being written
+MAX_LIBRARY_MODULES = 24
 
 
 def _modules():
@@ -31,5 +37,10 @@ def test_modules_and_the_package_stay_within_their_line_budget():
             lengths[os.path.relpath(path, ROOT)] = sum(1 for _ in f)
     too_long = {path: n for path, n in lengths.items() if n > MAX_MODULE_LINES}
     assert not too_long, f"modules over {MAX_MODULE_LINES} lines (split them): {too_long}"
-    assert sum(lengths.values()) <= MAX_PACKAGE_LINES, f"the package has {sum(lengths.values())} lines"
-    assert len(lengths) <= MAX_MODULES, f"the package has {len(lengths)} modules"
+    library = {path: n for path, n in lengths.items()
+               if os.path.join(ROOT, path).startswith(tuple(folder + os.sep for folder in LIBRARY))}
+    compiler = {path: n for path, n in lengths.items() if path not in library}
+    assert sum(compiler.values()) <= MAX_PACKAGE_LINES, f"the package has {sum(compiler.values())} lines"
+    assert len(compiler) <= MAX_MODULES, f"the package has {len(compiler)} modules"
+    assert sum(library.values()) <= MAX_LIBRARY_LINES, f"the library has {sum(library.values())} lines"
+    assert len(library) <= MAX_LIBRARY_MODULES, f"the library has {len(library)} modules"

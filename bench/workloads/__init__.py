@@ -1,11 +1,12 @@
-"""The workloads of issue 7, one module each, in table order."""
+"""The workloads, one module each, in table order: W (issue 7), C (compile and call
+overhead), L (the algorithm library of issue 16)."""
 
 from __future__ import annotations
 
 import importlib
 
 MODULES = ["w1_elementwise", "w2_wave", "w3_mandelbrot", "w4_nbody", "w5_matmul", "w6_mlp", "w7_rowsum",
-           "c1_compile", "c2_overhead"]
+           "c1_compile", "c2_overhead", "l1_sort", "l2_random", "l3_fft", "l4_cholesky", "l5_conv"]
 
 
 def all_workloads() -> dict:
