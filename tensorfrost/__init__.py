@@ -14,7 +14,19 @@
 
 from . import imgui, window
 from .ast_frontend import kernel_program, static_range
-from .backend import codegen, cpp_lang, cpu, glsl_lang, hlsl_lang, initialize, interpreter, opengl
+from .backend import (
+    BackendType,
+    CodeGenLang,
+    codegen,
+    cpp_lang,
+    cpu,
+    current_backend,
+    glsl_lang,
+    hlsl_lang,
+    initialize,
+    interpreter,
+    opengl,
+)
 from .backend_codegen.mode import get_all_generated_kernels, get_all_generated_main_functions, get_cpp_header
 from .backend_gl.renderdoc import renderdoc_end_capture, renderdoc_start_capture
 from .imgui import begin as imgui_begin
@@ -24,7 +36,7 @@ from .imgui import end as imgui_end
 from .imgui import plotlines as imgui_plotlines
 from .imgui import slider as imgui_slider
 from .imgui import text as imgui_text
-from .ir.dtypes import DType, bool1, float32, int32, uint32
+from .ir.dtypes import DType, TFType, bool1, float32, int32, uint32
 from .ir.errors import (
     ArgumentError,
     CheckpointError,
@@ -39,9 +51,9 @@ from .ir.errors import (
     TraceError,
 )
 from .lib import random
-from .nn import Module, Parameter, ParameterArray, optimizers
+from .nn import Module, Parameter, ParameterArray, clipping, optimizers, regularizers
 from .program import TensorProgram, compile
-from .runtime import TensorMemory, tensor
+from .runtime import TensorMemory, from_dlpack, tensor
 from .tracing.algorithms import (
     all,
     any,
@@ -84,6 +96,21 @@ from .tracing.api import (
     scatterOr,
     scatterXor,
     zeros,
+)
+from .tracing.custom import custom, register_custom_operation
+from .tracing.helpers import (
+    assert_value,
+    element_index,
+    eye,
+    eye_like,
+    flat_index,
+    get_copy,
+    hash,
+    indices_from_flat_index,
+    modf,
+    ones_like,
+    random_value,
+    zeros_like,
 )
 from .tracing.mathfn import (
     abs,
@@ -152,6 +179,10 @@ globals().update(KEYS)  # tf.KEY_A, tf.KEY_SPACE, ... (GLFW's key codes)
 __version__ = "0.1.0"
 
 __all__ = [
+    # upstream TensorFrost's names beside ours (README: "Coming from TensorFrost")
+    "TFType", "BackendType", "CodeGenLang", "current_backend", "zeros_like", "ones_like", "eye", "eye_like",
+    "hash", "random_value", "element_index", "flat_index", "indices_from_flat_index", "get_copy", "modf",
+    "assert_value", "from_dlpack", "clipping", "regularizers", "custom", "register_custom_operation",
     "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1",

@@ -35,6 +35,18 @@ codegen = Device("codegen", "generate code without running it")
 interpreter = Device("interpreter", "the numpy reference interpreter (slow; for debugging)")
 cpp_lang, glsl_lang, hlsl_lang = KernelLang("cpp"), KernelLang("glsl"), KernelLang("hlsl")
 
+
+class BackendType:
+    """Upstream's enum of backends: ``tf.BackendType.cpu is tf.cpu``."""
+
+    cpu, opengl, codegen = cpu, opengl, codegen
+
+
+class CodeGenLang:
+    """Upstream's enum of kernel languages: ``tf.CodeGenLang.glsl is tf.glsl_lang``."""
+
+    cpp, glsl, hlsl = cpp_lang, glsl_lang, hlsl_lang
+
 _DEVICES = {d.name: d for d in (cpu, opengl, codegen, interpreter)}
 
 
@@ -100,6 +112,11 @@ def initialize(device=cpu, flags: str = "", kernel_lang=None) -> None:
     settings.device = device
     settings.kernel_lang = kernel_lang or (glsl_lang if device is opengl else cpp_lang)
     settings.compiler_flags = str(flags or "")
+
+
+def current_backend() -> Device:
+    """The backend programs compile for now (upstream's name for ``current_device``)."""
+    return current_device()
 
 
 def current_device() -> Device:

@@ -13,14 +13,15 @@ from .ir.interpreter import run as interpret
 from .ir.node import clone_program
 from .ir.printer import format_program
 from .opt.pipeline import compile_program
-from .runtime import TensorMemory, as_array
+from .runtime import MEMORY_TYPES, SingleOutput, TensorMemory, as_array
 from .tracing.trace import trace
 
 
 class TensorProgram:
     """A compiled tensor program. Call it with its inputs (TensorMemory or numpy arrays, in
     the order of their ``tf.input`` calls); it returns a TensorMemory, or a tuple of them
-    when the function returned a list or tuple."""
+    when the function returned a list or tuple of several (a one-element list gives the
+    tensor, which also unpacks: ``C = prog(A)`` and ``C, = prog(A)`` both work)."""
 
     def __init__(self, fn, name: str | None = None, call=None):
         start = time.perf_counter()
@@ -30,6 +31,8 @@ class TensorProgram:
         self.input_names = list(traced.input_names)
         self.input_nodes = [(n.rank, n.dtype) for n in traced.inputs]
         self.returns_tuple = traced.returns_tuple
+        self.returns_one_list = traced.returns_one_list
+        self.last_execution_time = 0.0
         self.trace_time = time.perf_counter() - start
         self.device = devices.current_device()
         self.backend = devices.backend_for(self.device)
@@ -41,7 +44,7 @@ class TensorProgram:
     # -- calling -----------------------------------------------------------------------------
 
     def __call__(self, *args):
-        if any(type(a) is not TensorMemory and hasattr(a, "_program_arguments") for a in args):
+        if any(type(a) not in MEMORY_TYPES and hasattr(a, "_program_arguments") for a in args):
             args = _expand_modules(args)
         if len(args) != len(self.input_nodes):
             names = ", ".join(self.input_names)
@@ -50,11 +53,21 @@ class TensorProgram:
         memories = []
         for k, value in enumerate(args):
             rank, dtype = self.input_nodes[k]
-            fits = (type(value) is TensorMemory and value.backend is self.backend and value.dtype is dtype
+            fits = (type(value) in MEMORY_TYPES and value.backend is self.backend and value.dtype is dtype
                     and len(value.shape) == rank)
             memories.append(value if fits else self._argument(k, value))
+        start = time.perf_counter()
         outputs = self.executable(memories)
+        self.last_execution_time = (time.perf_counter() - start) * 1000.0
+        if self.returns_one_list:
+            single = outputs[0]
+            return SingleOutput(single.shape, single.dtype, single.storage, single.backend)
         return tuple(outputs) if self.returns_tuple else outputs[0]
+
+    def get_last_execution_time(self) -> float:
+        """Milliseconds the last call spent running the program (upstream's name): wall time
+        from the first kernel to the outputs, arguments already converted."""
+        return self.last_execution_time
 
     def _argument(self, k: int, value) -> TensorMemory:
         rank, dtype = self.input_nodes[k]

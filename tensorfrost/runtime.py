@@ -15,6 +15,21 @@ MAX_ELEMENTS = 2**31 - 1  # kernels index with 32-bit integers
 MAX_RANK = 8  # the axes a program's argument slot holds
 
 
+class Shape(tuple):
+    """A tensor's shape: a tuple (as numpy's) that also equals the same dims as a list, as
+    upstream TensorFrost's shapes (lists) do: ``t.shape == [128, 32]``."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return tuple.__eq__(self, tuple(other) if isinstance(other, list) else other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+
 class TensorMemory:
     """A tensor stored on a device. ``.numpy`` copies it into a numpy array.
 
@@ -26,7 +41,7 @@ class TensorMemory:
     __slots__ = ("shape", "dtype", "storage", "backend", "__weakref__")
 
     def __init__(self, shape: tuple, dtype: dt.DType, storage, backend):
-        self.shape = shape if type(shape) is tuple else tuple(int(s) for s in shape)
+        self.shape = Shape(shape if type(shape) is tuple else (int(s) for s in shape))
         self.dtype = dtype
         self.storage = storage
         self.backend = backend
@@ -41,6 +56,11 @@ class TensorMemory:
         return len(self.shape)
 
     @property
+    def type(self) -> dt.DType:  # noqa: A003 (upstream's name)
+        """The dtype (upstream's spelling)."""
+        return self.dtype
+
+    @property
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
@@ -48,11 +68,46 @@ class TensorMemory:
         array = self.numpy
         return array if dtype is None else array.astype(dtype)
 
+    def __dlpack__(self, *, stream=None, **options):
+        """Share the tensor's memory through DLPack, no copy (``np.from_dlpack(t)``,
+        ``torch.from_dlpack(t)``): writes through either side show in the other, and the
+        memory lives while either side holds it. CPU tensors of float32, int32 or uint32 only."""
+        return _host_view(self).__dlpack__(stream=stream, **options)
+
+    def __dlpack_device__(self) -> tuple:
+        _host_view(self)
+        return (1, 0)  # DLPack's kDLCPU, device 0
+
     def __repr__(self) -> str:
         return f"<tf.TensorMemory {self.dtype.name}{list(self.shape)} on {self.backend.name}>"
 
     def __bool__(self):
         raise TensorFrostError("the truth value of a TensorMemory is ambiguous; use .numpy")
+
+
+def _host_view(memory: TensorMemory) -> np.ndarray:
+    view = getattr(memory.backend, "host_view", None)
+    if view is None:
+        raise TensorFrostError(f"DLPack: a tensor on {memory.backend.name} has no host memory to share; "
+                               ".numpy copies it")
+    if memory.dtype is dt.bool1:
+        raise TensorFrostError("DLPack: tf.bool1 tensors are stored as 32-bit words, which DLPack's bool "
+                               "(one byte) cannot describe; share tf.uint(t) or copy with .numpy")
+    return view(memory)
+
+
+class SingleOutput(TensorMemory):
+    """The output of a program that returned a one-element list: the tensor itself, as
+    upstream TensorFrost returns it (``C = matmul(A, B); C.numpy``), which also unpacks as
+    that one-element list (``C, = matmul(A, B)``, the 0.6 README's spelling)."""
+
+    __slots__ = ()
+
+    def __iter__(self):
+        yield self
+
+
+MEMORY_TYPES = (TensorMemory, SingleOutput)
 
 
 def shape_problem(shape) -> str | None:
@@ -139,14 +194,42 @@ def _index(array: np.ndarray, flat: int):
     return [int(i) for i in index]
 
 
+def from_dlpack(value) -> TensorMemory:
+    """A tensor over the memory of any DLPack producer (a numpy array, a torch or jax CPU
+    tensor), without a copy where the layout fits the current backend: the cpu backend,
+    C-contiguous float32, int32 or uint32 values. Otherwise (other dtypes, strides, empty,
+    OpenGL) the values are copied, as ``tf.tensor`` would. A shared tensor keeps the producer's
+    memory alive; programs never write their inputs, and writes through the producer show in
+    the tensor."""
+    backend = backend_for(current_device())
+    try:
+        array = np.from_dlpack(value)
+    except (AttributeError, TypeError, RuntimeError, BufferError) as error:
+        raise ArgumentError(f"tf.from_dlpack: expected a DLPack producer in CPU memory, got a "
+                            f"{type(value).__name__} ({error})") from None
+    dtype = dt.numpy_to_dtype(array.dtype) if array.dtype.kind in "fiu" and array.dtype.itemsize == 4 else None
+    share = getattr(backend, "share", None)
+    if share is not None and dtype is not None and array.size and array.flags.c_contiguous \
+            and array.ndim <= MAX_RANK and array.ctypes.data % 4 == 0:
+        return share(array, dtype)
+    return tensor(array)
+
+
 def tensor(value, dtype=None) -> TensorMemory:
     """A tensor in the current backend's memory, from a numpy array (or nested lists), or
     zero-filled from a shape::
 
         A = tf.tensor(np.random.rand(100, 100).astype(np.float32))
         B = tf.tensor([100, 100], tf.float32)
+
+    A numpy array or list is copied (later writes to it do not change the tensor). Another
+    DLPack producer (a torch or jax tensor) is shared without a copy where the layout fits,
+    as ``tf.from_dlpack`` does; with a ``dtype`` that differs from its own it is converted.
     """
     backend = backend_for(current_device())
+    if (dtype is None and hasattr(value, "__dlpack__") and not isinstance(value, (np.ndarray, np.generic))
+            and not isinstance(value, TensorMemory)):
+        return from_dlpack(value)
     if isinstance(value, TensorMemory):
         return backend.upload(value.numpy, value.dtype)
     if (isinstance(value, (list, tuple)) and dtype is not None

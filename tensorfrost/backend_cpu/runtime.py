@@ -203,6 +203,16 @@ class CpuBackend:
             libc.memset(ptr, 0, 64)
         return TensorMemory(array.shape, dtype, ptr, self)
 
+    def share(self, array: np.ndarray, dtype: dt.DType) -> TensorMemory:
+        """A tensor over ``array``'s memory, no copy: ``array`` is C-contiguous, non-empty and
+        holds ``dtype``'s 32-bit words. The tensor keeps ``array`` (and what owns it) alive."""
+        return TensorMemory(array.shape, dtype, ffi.from_buffer(array, require_writable=False), self)
+
+    def host_view(self, memory: TensorMemory) -> np.ndarray:
+        """A numpy array over the tensor's memory, no copy (it keeps the memory alive)."""
+        words = ffi.buffer(memory.storage, max(memory.size, 1) * 4)
+        return np.frombuffer(words, dtype=memory.dtype.storage, count=memory.size).reshape(memory.shape)
+
     def download(self, memory: TensorMemory) -> np.ndarray:
         count = memory.size
         words = np.frombuffer(ffi.buffer(memory.storage, max(count, 1) * 4), dtype=memory.dtype.storage,

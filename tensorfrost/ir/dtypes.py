@@ -7,9 +7,20 @@ Python float meeting an integer tensor gives float32 (as numpy would give a floa
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from .errors import DTypeError
+
+
+class TFType(enum.Enum):
+    """Upstream's element kinds (``tf.TFType.float`` ...); ``dtype.type`` gives a dtype's."""
+
+    float = "f"  # noqa: A003
+    int = "i"  # noqa: A003
+    uint = "u"
+    bool = "b"  # noqa: A003
 
 
 class DType:
@@ -23,6 +34,16 @@ class DType:
         self.numpy = np.dtype(numpy_type)  # dtype of values in numpy
         self.storage = np.dtype(storage_type)  # dtype of the 32-bit words in a buffer
         self.rank = rank  # position in the promotion order
+
+    @property
+    def type(self) -> TFType:  # noqa: A003 (upstream's name)
+        """The kind of element, as upstream's ``TFType``."""
+        return TFType(self.kind)
+
+    @property
+    def size(self) -> int:
+        """Bits per element (upstream's ``TFDataFormat.size``): 32 for every dtype."""
+        return 32
 
     @property
     def is_float(self) -> bool:
@@ -99,7 +120,9 @@ def scalar_dtype(value) -> DType:
     if isinstance(value, (int, np.integer)):
         if isinstance(value, np.unsignedinteger):
             return uint32
-        return int32
+        if not -2**31 <= value < 2**32:
+            raise DTypeError(f"the integer constant {value} does not fit in 32 bits (int32 or uint32)")
+        return int32 if value < 2**31 else uint32  # as C types 0xFFFFFFFF: unsigned
     if isinstance(value, (float, np.floating)):
         return float32
     raise DTypeError(f"expected a number, got {type(value).__name__} {value!r}")

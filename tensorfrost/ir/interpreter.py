@@ -226,7 +226,7 @@ class Interpreter:
     def op_detach(self, node):
         self.define(node, self.env[node.args[0]])
 
-    op_pass_grad = op_detach
+    op_pass_grad = op_custom_grad = op_detach
 
     def op_grad(self, node):
         raise InternalError("tf.grad reached the reference interpreter: the autodiff pass expands it, "

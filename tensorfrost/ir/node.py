@@ -116,6 +116,7 @@ class Program:
         self.inputs: list[Node] = []
         self.outputs: list[Node] = []
         self.returns_tuple = True
+        self.returns_one_list = False  # the function returned [x]: callers get x (upstream's convention)
         self.input_names: list[str] = []
         self.max_buffers: int | None = None  # the target's limit of buffers per kernel, if any
 
@@ -188,6 +189,7 @@ def clone_program(program: Program) -> Program:
     out.inputs = [mapping[n] for n in program.inputs]
     out.outputs = [mapping[n] for n in program.outputs]
     out.returns_tuple = program.returns_tuple
+    out.returns_one_list = program.returns_one_list
     out.input_names = list(program.input_names)
     out.max_buffers = program.max_buffers
     return out

@@ -105,6 +105,10 @@ register(Op("detach", AUTODIFF, 1, doc="the value of its arg; gradients stop her
 register(Op("pass_grad", AUTODIFF, 1,
             doc="the value of its arg; gradients pass to the arg's operands as if it were the identity"))
 
+register(Op("custom_grad", AUTODIFF, None,
+            doc="args: value, *inputs; the value, whose gradient to the inputs is the vjp of the custom "
+                "operation attrs['name'] (tf.register_custom_operation)"))
+
 register(Op("assert", HOST, None, pure=False, doc="args: condition, *values; fails with attrs['message']"))
 register(Op("alloc", HOST, 0, pure=False, doc="a new buffer of the node's shape and dtype"))
 register(Op("free", HOST, 1, pure=False, doc="release a buffer after its last use"))
@@ -117,9 +121,9 @@ from . import ops_math  # noqa: E402,F401 (registers them)
 
 # The structural ops by name, for identity tests (``node.op is LOOP``): a typo fails at import.
 (CONST, DIM_ID, INPUT, INPUT_DIM, LOAD, STORE, SET, COPY, LOOP, IF, BREAK, CONTINUE, KERNEL, GRAD, DETACH,
- PASS_GRAD, ASSERT, ALLOC, FREE, READBACK, REGION) = (OPS[n] for n in (
+ PASS_GRAD, CUSTOM_GRAD, ASSERT, ALLOC, FREE, READBACK, REGION) = (OPS[n] for n in (
     "const", "dim_id", "input", "input_dim", "load", "store", "set", "copy", "loop", "if", "break", "continue",
-    "kernel", "grad", "detach", "pass_grad", "assert", "alloc", "free", "readback", "region"))
+    "kernel", "grad", "detach", "pass_grad", "custom_grad", "assert", "alloc", "free", "readback", "region"))
 # Ops whose algebra passes read (index arithmetic, reductions and views they special-case).
 ADD, SUB, MUL, DIV, MOD, REDUCE_MAX, REDUCE_MIN, SPLIT_DIM = (OPS[n] for n in (
     "add", "sub", "mul", "div", "mod", "reduce_max", "reduce_min", "split_dim"))

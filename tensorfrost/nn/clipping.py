@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from ..ir.errors import TensorFrostError
 from ..tracing.algorithms import sum as tf_sum
-from ..tracing.mathfn import clamp, sqrt
+from ..tracing.mathfn import clamp as clamp_values
 from ..tracing.mathfn import max as tf_max
+from ..tracing.mathfn import sqrt
 
 MODES = ("value", "norm", "global_norm")
+# Upstream 0.7's clipping types, for opt.set_clipping_type(tf.clipping.norm)
+clamp, norm, none = "value", "norm", "off"
 
 
 def check_mode(mode: str) -> str:
@@ -35,7 +38,7 @@ def squared_norm(x):
 def clip_gradients(grads: list, limit, mode: str) -> list:
     """``grads`` clipped to ``limit`` in the given mode (see the module docstring)."""
     if mode == "value":
-        return [clamp(g, -limit, limit) for g in grads]
+        return [clamp_values(g, -limit, limit) for g in grads]
     if mode == "norm":
         return [g * (limit / tf_max(sqrt(squared_norm(g)), limit)) for g in grads]
     total = squared_norm(grads[0])

@@ -54,14 +54,14 @@ class Parameter:
     __slots__ = ("shape", "dtype", "random_scale", "random_offset", "requires_grad", "value")
 
     def __init__(self, shape, dtype=dt.float32, random_scale: float | None = None, random_offset: float = 0.0,
-                 requires_grad: bool = True):
+                 requires_grad: bool = True, optimize: bool | None = None):
         if isinstance(shape, (Tensor, TensorMemory)) or not hasattr(shape, "__iter__"):
             raise ShapeError(f"tf.Parameter: expected a list of dims, got {type(shape).__name__}")
         self.shape = list(shape)
         self.dtype = dt.dtype_of(dtype)
         self.random_scale = random_scale
         self.random_offset = float(random_offset)
-        self.requires_grad = bool(requires_grad)
+        self.requires_grad = bool(requires_grad if optimize is None else optimize)  # optimize: upstream's name
         self.value = None
 
     @property
@@ -179,6 +179,16 @@ def fill_parameters(named, seed, overwrite: bool) -> None:
             param.value = tensor(param.initial_value(rng), param.dtype)
 
 
+def _member_flags(member, trained: bool):
+    """``Module._trained_flags`` of one member (a Parameter, ParameterArray or Module)."""
+    if isinstance(member, Parameter):
+        yield trained and member.trainable
+    elif isinstance(member, ParameterArray):
+        yield from (trained and param.trainable for _, param in member.items())
+    else:
+        yield from member._trained_flags(trained)
+
+
 def _array_index(index) -> int:
     if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or index < 0:
         raise TensorFrostError(f"ParameterArray indices are non-negative Python ints, got {index!r}")
@@ -215,9 +225,10 @@ class Module:
     ``compile(fn, *args)`` compiles ``fn(module, *inputs)`` without a twin module.
     """
 
-    def __init__(self):
+    def __init__(self, requires_grad: bool = True):
         if "_members" not in self.__dict__:
             object.__setattr__(self, "_members", {})
+        object.__setattr__(self, "_requires_grad", bool(requires_grad))
 
     # -- registration ------------------------------------------------------------------------
 
@@ -264,6 +275,13 @@ class Module:
             else:
                 yield from member._walk(f"{prefix}{name}.")
 
+    def _trained_flags(self, trained: bool = True):
+        """Whether optimizers train each parameter of ``_walk()``, in its order: the
+        parameter's own flag, and every module above it created with ``requires_grad``."""
+        trained = trained and self.__dict__.get("_requires_grad", True)
+        for member in self.__dict__.get("_members", {}).values():
+            yield from _member_flags(member, trained)
+
     def _modules(self):
         """Every module below this one, children before parents, ending with this one."""
         for member in self.__dict__.get("_members", {}).values():
@@ -309,19 +327,35 @@ class Module:
     # -- values ---------------------------------------------------------------------------------
 
     def parameters(self) -> list:
-        """The parameters' values in order (a list you may append to and return)."""
+        """The parameters' values in order (a list you may append to and return); before
+        they have values, the ``tf.Parameter`` declarations (upstream's convention)."""
         return [value for _, value in self.named_parameters()]
 
     def named_parameters(self) -> list:
-        """``(name, value)`` pairs in order; names look like ``fc1.W`` or ``layers[2]``."""
-        out = []
-        for name, param in self._walk():
-            if param.value is None:
-                raise TensorFrostError(f"parameter '{name}' of {type(self).__name__} has no value: call "
-                                       "initialize_input() inside a program or initialize_parameters() outside "
-                                       "(a parameter with free dims needs a tensor assigned)")
-            out.append((name, param.value))
-        return out
+        """``(name, value)`` pairs in order; names look like ``fc1.W`` or ``layers[2]``. A
+        parameter without a value yet is listed as its ``tf.Parameter``."""
+        return [(name, param if param.value is None else param.value) for name, param in self._walk()]
+
+    def requires_grads_list(self) -> list:
+        """For each of ``parameters()``: whether optimizers train it (upstream's name)."""
+        return list(self._trained_flags())
+
+    def param_requires_grad(self, name: str) -> bool:
+        """Whether optimizers train the member ``name`` (a parameter, or any of an array's or
+        a module's parameters)."""
+        members = self.__dict__.get("_members", {})
+        if name not in members:
+            raise AttributeError(f"'{type(self).__name__}' has no parameter, array or module '{name}'")
+        return any(_member_flags(members[name], self.__dict__.get("_requires_grad", True)))
+
+    def hasattr(self, name: str) -> bool:  # noqa: A003 (upstream's method)
+        """Whether the module has a member or attribute ``name``."""
+        return name in self.__dict__.get("_members", {}) or name in self.__dict__
+
+    def create_input(self, *inputs) -> list:
+        """``parameters()`` followed by ``inputs``: the argument list of a program that takes
+        this module and then its data (upstream's name)."""
+        return self.parameters() + list(inputs)
 
     def update_parameters(self, values) -> None:
         """Set every parameter's value from ``values``, in the order of ``parameters()``;
@@ -336,6 +370,11 @@ class Module:
 
     def _program_arguments(self) -> list:
         """What a compiled program receives in place of this module."""
+        for name, param in self._walk():
+            if param.value is None:
+                raise TensorFrostError(f"parameter '{name}' of {type(self).__name__} has no value: call "
+                                       "initialize_input() inside a program or initialize_parameters() outside "
+                                       "(a parameter with free dims needs a tensor assigned)")
         return self.parameters()
 
     def _detach_values(self) -> list:
@@ -363,6 +402,9 @@ class Module:
         at any moment leaves the old complete file or the new one, never a partial one."""
         arrays = {}
         for name, value in self.named_parameters():
+            if isinstance(value, Parameter):
+                raise TensorFrostError(f"{type(self).__name__}.save: parameter '{name}' has no value yet (call "
+                                       "initialize_parameters() or assign a tensor)")
             if not isinstance(value, TensorMemory):
                 raise TensorFrostError(f"{type(self).__name__}.save: parameter '{name}' is not a tensor in memory "
                                        "(save modules outside tensor programs)")

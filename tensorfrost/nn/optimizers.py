@@ -38,15 +38,18 @@ import numpy as np
 
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
+from ..ir.shapes import describe_shape, static_value
 from ..runtime import TensorMemory, tensor
 from ..tracing.api import assert_tensor, grad
 from ..tracing.mathfn import sqrt
 from ..tracing.tensor import Tensor
 from ..tracing.trace import Arg
 from .clipping import check_mode, clip_gradients
+from .clipping import none as clipping_none
 from .module import Module, Parameter, ParameterArray, fill_parameters
 from .program import ModuleProgram, parameter_names
 from .regularizers import decay as weight_decay
+from .regularizers import regularization
 
 __all__ = ["sgd", "adam", "rmsprop", "Optimizer", "SGD", "Adam", "RMSProp", "TrainStep"]
 
@@ -61,16 +64,17 @@ class Optimizer(Module):
     COUNTS_STEPS = False
 
     def __init__(self, net: Module, learning_rate=0.001, grad_clip=0.0, clip_mode: str = "value",
-                 l1: float = 0.0, l2: float = 0.0, epsilon: float = 1e-8):
+                 l1: float = 0.0, l2: float = 0.0, epsilon: float = 1e-8, clip=None, reg_type=None, reg: float = 0.0):
         super().__init__()
         if not isinstance(net, Module):
             raise TensorFrostError(f"{type(self).__name__}: expected a tf.Module to optimize, got {type(net).__name__}")
         self.net = net
         self.learning_rate = learning_rate
-        self.grad_clip = grad_clip
+        self.grad_clip = grad_clip if clip is None else clip  # clip: upstream's name
         self.clip_mode = check_mode(clip_mode)
-        self.l1, self.l2, self.epsilon = float(l1), float(l2), float(epsilon)
-        self.trained = [(name, p) for name, p in net._walk() if p.trainable]
+        self.l1, self.l2 = regularization(reg_type, reg, float(l1), float(l2))
+        self.epsilon = float(epsilon)
+        self.trained = [(name, p) for (name, p), trained in zip(net._walk(), net._trained_flags()) if trained]
         for state in self.STATE:
             array = ParameterArray()
             for k, (_, p) in enumerate(self.trained):
@@ -78,6 +82,14 @@ class Optimizer(Module):
             setattr(self, state, array)
         if self.COUNTS_STEPS:
             self.t = Parameter([1], dt.float32, random_scale=0.0, requires_grad=False)
+
+    def set_clipping_type(self, kind) -> None:
+        """Upstream's switch of the clipping mode: ``tf.clipping.clamp`` (per element),
+        ``tf.clipping.norm`` (per tensor) or ``tf.clipping.none`` (off)."""
+        if kind == clipping_none:
+            self.grad_clip = 0.0
+        else:
+            self.clip_mode = check_mode(kind)
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -129,6 +141,10 @@ class Optimizer(Module):
         if not args:
             raise TensorFrostError(f"{type(self).__name__}.step: pass the loss, or the inputs of net.loss")
         loss = args[0] if len(args) == 1 else self.net.loss(*args)
+        if isinstance(loss, Tensor) and any(static_value(d) != 1 for d in loss.node.shape):
+            raise TensorFrostError(f"{type(self).__name__}.step(x): one argument is the loss, a scalar, but this "
+                                   f"tensor has shape {describe_shape(loss.node.shape)}; for a net.loss of one "
+                                   "input, compute it first: opt.step(net.loss(x))")
         for name, p in self.trained:
             if not isinstance(p.value, Tensor):
                 raise TensorFrostError(f"{type(self).__name__}.step runs inside a tensor program, after "
@@ -215,36 +231,56 @@ class RMSProp(Optimizer):
         return g / (sqrt(v) + self.epsilon)
 
 
-def sgd(net: Module, learning_rate=0.001, grad_clip=0.0, **options) -> SGD:
+def _keywords(args: tuple, options: dict, ours: tuple, upstreams: tuple) -> dict:
+    """Positional hyperparameters as keywords: in our order, or in upstream 0.7's, where the
+    regularizer type comes second (``adam(net, tf.regularizers.l2, 0.001, ...)``)."""
+    names = ours
+    if args and isinstance(args[0], str):
+        options["reg_type"], args, names = args[0], args[1:], upstreams
+    if len(args) > len(names):
+        raise TensorFrostError(f"too many positional arguments ({len(args)}); the hyperparameters are "
+                               f"{', '.join(names)}")
+    for name, value in zip(names, args):
+        if name in options:
+            raise TensorFrostError(f"{name} given twice (by position and by keyword)")
+        options[name] = value
+    return options
+
+
+def sgd(net: Module, *args, **options) -> SGD:
     """Stochastic gradient descent on ``net``'s parameters (the seed's defaults)::
 
         opt = tf.optimizers.sgd(model, learning_rate=0.1, grad_clip=1.0)
 
-    ``options``: ``clip_mode`` ("value", "norm", "global_norm"), ``l1``, ``l2`` (decoupled
-    weight decay), ``epsilon``. ``learning_rate`` may be a tensor inside a program.
+    Positional hyperparameters: ``learning_rate=0.001, grad_clip=0.0``. ``options``:
+    ``clip_mode`` ("value", "norm", "global_norm"), ``l1``, ``l2`` (decoupled weight decay),
+    ``epsilon``; upstream 0.7's ``reg_type`` (``tf.regularizers.l1/l2``), ``reg`` and ``clip``
+    also work. ``learning_rate`` may be a tensor inside a program.
     """
-    return SGD(net, learning_rate, grad_clip, **options)
+    return SGD(net, **_keywords(args, options, ("learning_rate", "grad_clip"), ("learning_rate", "clip", "reg")))
 
 
-def adam(net: Module, learning_rate=0.001, beta1: float = 0.9, beta2: float = 0.999, grad_clip=0.0,
-         **options) -> Adam:
+def adam(net: Module, *args, **options) -> Adam:
     """Adam on ``net``'s parameters (the seed's defaults; state ``m``, ``v`` and step ``t``)::
 
         opt = tf.optimizers.adam(model, learning_rate=0.001, beta1=0.9, beta2=0.999)
 
-    ``options`` as for ``sgd`` (``epsilon`` defaults to 1e-8).
+    Positional: ``learning_rate=0.001, beta1=0.9, beta2=0.999, grad_clip=0.0``; ``options``
+    as for ``sgd`` (``epsilon`` defaults to 1e-8).
     """
-    return Adam(net, learning_rate, beta1, beta2, grad_clip, **options)
+    return Adam(net, **_keywords(args, options, ("learning_rate", "beta1", "beta2", "grad_clip"),
+                                 ("learning_rate", "beta1", "beta2", "clip", "reg")))
 
 
-def rmsprop(net: Module, learning_rate=0.001, decay: float = 0.9, grad_clip=0.0, **options) -> RMSProp:
+def rmsprop(net: Module, *args, **options) -> RMSProp:
     """RMSProp on ``net``'s parameters (the seed's defaults; state ``v``)::
 
         opt = tf.optimizers.rmsprop(model, learning_rate=0.001, decay=0.9)
 
-    ``options`` as for ``sgd``.
+    Positional: ``learning_rate=0.001, decay=0.9, grad_clip=0.0``; ``options`` as for ``sgd``.
     """
-    return RMSProp(net, learning_rate, decay, grad_clip, **options)
+    return RMSProp(net, **_keywords(args, options, ("learning_rate", "decay", "grad_clip"),
+                                    ("learning_rate", "decay", "clip", "reg")))
 
 
 class TrainStep(ModuleProgram):

@@ -8,7 +8,22 @@ With learning rate ``lr``, a parameter ``p`` and its update ``u``::
 
 from __future__ import annotations
 
+from ..ir.errors import TensorFrostError
 from ..tracing.mathfn import sign
+
+# Upstream 0.7's regularizer types: tf.optimizers.adam(net, reg_type=tf.regularizers.l2, reg=1e-4)
+l1, l2, none = "l1", "l2", "none"
+
+
+def regularization(reg_type, reg: float, l1_weight: float, l2_weight: float) -> tuple:
+    """``(l1, l2)`` weights from upstream's ``reg_type`` and ``reg`` and our ``l1``/``l2``."""
+    if reg_type in (None, none):
+        return l1_weight, l2_weight
+    if reg_type == l1:
+        return l1_weight + float(reg), l2_weight
+    if reg_type == l2:
+        return l1_weight, l2_weight + float(reg)
+    raise TensorFrostError(f"reg_type must be tf.regularizers.l1, l2 or none, got {reg_type!r}")
 
 
 def decay(param, learning_rate, l1: float, l2: float):

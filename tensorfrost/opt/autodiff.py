@@ -19,11 +19,12 @@ from ..ir import dtypes as dt
 from ..ir.builder import Builder, using
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope, walk
-from ..ir.ops import AUTODIFF, DETACH, GRAD, IF, INPUT, LOAD, LOOP, PASS_GRAD
+from ..ir.ops import AUTODIFF, CUSTOM_GRAD, DETACH, GRAD, IF, INPUT, LOAD, LOOP, PASS_GRAD
 from ..ir.shapes import dims_equal, static_value
 from ..tracing import algorithms as alg
 from ..tracing import mathfn
 from ..tracing.api import scatterAdd
+from ..tracing.custom import custom_vjp
 from ..tracing.tensor import Tensor
 from ..tracing.vjp import rule as vjp_rule
 from . import autodiff_control as control
@@ -219,6 +220,12 @@ class Sweep:
         grad = self.take(node)
         if grad is None or node.op is DETACH or node.op is GRAD:
             return
+        if node.op is CUSTOM_GRAD:
+            inputs = node.args[1:]
+            for arg, g in zip(inputs, custom_vjp(node.attrs["name"], inputs, grad, node.args[0], node.location)):
+                if g is not None and arg in self.depends and arg.dtype.is_float:
+                    self.contribute(arg, g)
+            return
         source = node.args[0]  # pass_grad: to the operands of the op that made the value
         for arg in source.args:
             if arg in self.depends and arg.dtype.is_float:
@@ -268,7 +275,7 @@ def walk_region(nodes: list[Node]):
 
 
 def _remove_markers(program: Program) -> None:
-    mapping = {n: n.args[0] for n in program.walk() if n.op in (DETACH, PASS_GRAD)}
+    mapping = {n: n.args[0] for n in program.walk() if n.op in (DETACH, PASS_GRAD, CUSTOM_GRAD)}
     for node in mapping:
         node.scope.nodes.remove(node)
     replace_uses(program, mapping)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope, walk
 from ..ir.ops import (
+    ASSERT,
     BREAK,
     CONST,
     CONTINUE,
@@ -460,9 +461,9 @@ def _orders_host(node: Node) -> bool:
 
 
 def _dim_cones(program: Program) -> set[Node]:
-    """Scalar nodes that shapes are computed from: the host must know them."""
+    """Scalar nodes that shapes and run-time checks are computed from: the host must know them."""
     needed: set[Node] = set()
-    stack = [d for n in program.walk() for d in n.shape]
+    stack = [d for n in program.walk() for d in (n.args if n.op is ASSERT else n.shape)]
     while stack:
         node = stack.pop()
         if node in needed or node.rank != 0:
@@ -473,8 +474,6 @@ def _dim_cones(program: Program) -> set[Node]:
         elif node.op is LOAD:
             stack.extend(node.args[1:])
     return needed
-
-
 
 
 def _index_key(index: list, memory: Node, grid) -> object:

@@ -250,17 +250,39 @@ def loop(*args):
     return None
 
 
-def if_cond(condition):
+def if_cond(condition, true_body=None, false_body=None):
     """A conditional block: the body runs where ``condition`` holds::
 
         with tf.if_cond(z > 256.0):
             tf.break_loop()
+
+    or, as upstream's function form, ``tf.if_cond(cond, true_body)`` and
+    ``tf.if_cond(cond, true_body, false_body)`` call the functions (no arguments) in the
+    branches; the condition is evaluated once, before either runs.
     """
     builder = current()
     cond = uniform(node_of(condition))
     if not cond.dtype.is_bool:
         cond = builder.elementwise("ne", [cond, builder.const(0, cond.dtype)])
-    node = builder.make("if", [cond], shape=())
+    for body, what in ((true_body, "true_body"), (false_body, "false_body")):
+        if body is not None and not callable(body):
+            raise TraceError(f"tf.if_cond: {what} must be a function of no arguments, got "
+                             f"{type(body).__name__}", user_location())
+    if true_body is None:
+        if false_body is not None:
+            raise TraceError("tf.if_cond: false_body needs a true_body", user_location())
+        return _conditional(cond)
+    otherwise = builder.elementwise("not", [cond]) if false_body is not None else None
+    with _conditional(cond):
+        true_body()
+    if otherwise is not None:
+        with _conditional(otherwise):
+            false_body()
+    return None
+
+
+def _conditional(cond: Node) -> _ScopeGuard:
+    node = current().make("if", [cond], shape=())
     node.body = Scope(node)
     return _ScopeGuard(node, "open_conditions")
 

@@ -38,6 +38,11 @@ class Tensor:
         return self.node.dtype
 
     @property
+    def type(self) -> dt.DType:  # noqa: A003 (upstream's name)
+        """The dtype (upstream's spelling): ``tf.zeros(x.shape, x.type)``."""
+        return self.node.dtype
+
+    @property
     def ndim(self) -> int:
         return self.node.rank
 
@@ -163,6 +168,28 @@ class Tensor:
     def __setitem__(self, index, value):
         from .indexing import store
         store(self, index, value)
+
+    # -- hints ---------------------------------------------------------------------------
+
+    def try_get_constant(self):
+        """The Python value of a constant tensor; raises for any other."""
+        from .helpers import try_get_constant
+        return try_get_constant(self)
+
+    def set_debug_name(self, name: str) -> Tensor:
+        """Name the value in generated code and IR listings (made a safe identifier there)."""
+        self.node.name = str(name)
+        return self
+
+    def hint_range(self, min, max) -> Tensor:  # noqa: A002 (upstream's names)
+        """Upstream's value-range hint. Accepted and not used: ranges here come from the
+        program itself (bounds checks and index analysis), so the hint changes nothing."""
+        return self
+
+    def stop_fusion(self) -> Tensor:
+        """Upstream's request to end a kernel at this value. Accepted and not used: kernel
+        boundaries here follow data dependencies and cost (docs/architecture.md)."""
+        return self
 
     # -- gradients -----------------------------------------------------------------------
 

@@ -89,6 +89,7 @@ def _identifier(name: str) -> str:
 def _set_outputs(program: Program, result) -> None:
     if isinstance(result, (list, tuple)):
         values, program.returns_tuple = list(result), True
+        program.returns_one_list = type(result) is list and len(result) == 1
     elif result is None:
         raise TraceError(f"the tensor program {program.name} returned nothing; return a tensor or a "
                          "list of tensors", user_location())

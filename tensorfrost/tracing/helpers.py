@@ -1,0 +1,126 @@
+"""Small tensor helpers of upstream TensorFrost's Python API: ``zeros_like``, ``eye``, flat
+indices, hashes, ``modf`` and value assertions. Each is a few ops of the public API, so it
+fuses with the code around it."""
+
+from __future__ import annotations
+
+from ..ir import dtypes as dt
+from ..ir.builder import current
+from ..ir.errors import ShapeError, TraceError, user_location
+from ..ir.ops import CONST
+from . import algorithms as alg
+from .api import indices, ones, uniform, zeros
+from .mathfn import asuint, copy, floor, pcg, pcgf, select, uint
+from .tensor import Tensor, node_of
+
+
+def _shape_list(shape, what: str) -> list:
+    if isinstance(shape, Tensor):
+        raise ShapeError(f"{what}: expected a list of dims, got a tensor (use x.shape)", user_location())
+    return list(shape)
+
+
+def zeros_like(x: Tensor) -> Tensor:
+    """Zeros of ``x``'s shape and dtype."""
+    return zeros(x.shape, x.dtype)
+
+
+def ones_like(x: Tensor) -> Tensor:
+    """Ones of ``x``'s shape and dtype."""
+    return ones(x.shape, x.dtype)
+
+
+def eye(n, dtype=dt.float32) -> Tensor:
+    """The ``n`` x ``n`` identity matrix (``n`` an int or a scalar int tensor)."""
+    i, j = indices([n, n])
+    one = dt.dtype_of(dtype)
+    return select(i == j, ones([], one), zeros([], one))
+
+
+def eye_like(x: Tensor) -> Tensor:
+    """The identity matrix with as many rows as ``x`` (upstream's spelling: its shape[0])."""
+    return eye(x.shape[0], x.dtype)
+
+
+def flat_index(shape, index) -> Tensor:
+    """The row-major (C-order) position of ``index`` (one int tensor per axis) in ``shape``,
+    like ``numpy.ravel_multi_index``."""
+    shape, index = _shape_list(shape, "tf.flat_index shape"), list(index)
+    if len(shape) != len(index):
+        raise ShapeError(f"tf.flat_index: {len(index)} indices for a shape of {len(shape)} axes", user_location())
+    if not shape:
+        return Tensor(current().const(0, dt.int32))
+    flat = index[0]
+    for size, i in zip(shape[1:], index[1:]):
+        flat = flat * size + i
+    return flat if isinstance(flat, Tensor) else Tensor(node_of(flat, dt.int32))
+
+
+def indices_from_flat_index(index, shape) -> tuple:
+    """The per-axis indices of row-major position ``index`` in ``shape``, like
+    ``numpy.unravel_index``; the inverse of ``flat_index``."""
+    shape = _shape_list(shape, "tf.indices_from_flat_index shape")
+    out = []
+    rest = index
+    for size in reversed(shape[1:]):
+        out.append(rest % size)
+        rest = rest // size
+    out.append(rest)
+    return tuple(reversed(out))
+
+
+def element_index(shape) -> Tensor:
+    """Each element's row-major position in a tensor of ``shape`` (int32, of that shape)."""
+    shape = _shape_list(shape, "tf.element_index shape")
+    return flat_index(shape, indices(shape))
+
+
+def _seeded(shape, seed) -> Tensor:
+    seed_node = node_of(seed, dt.uint32)
+    seed = Tensor(seed_node) if seed_node.dtype is dt.uint32 else asuint(Tensor(seed_node))
+    return uint(element_index(shape)) + seed * 2654435761
+
+
+def hash(shape, seed) -> Tensor:  # noqa: A001 (upstream's name)
+    """A uint32 hash of each element's position in ``shape`` and ``seed`` (upstream's
+    ``tf.hash``: PCG of ``index + seed * 2654435761``; a float seed counts by its bits)."""
+    return pcg(_seeded(_shape_list(shape, "tf.hash shape"), seed))
+
+
+def random_value(shape, seed) -> Tensor:
+    """A float in [0, 1) per element, from ``tf.hash(shape, seed)`` (upstream's
+    ``tf.random_value``). For distributions and streams see ``tf.random``."""
+    return pcgf(_seeded(_shape_list(shape, "tf.random_value shape"), seed))
+
+
+def get_copy(x: Tensor) -> Tensor:
+    """A copy of ``x`` (upstream's name for ``tf.copy``)."""
+    return copy(x)
+
+
+def modf(a, b) -> Tensor:
+    """``a - b * floor(a / b)``: the float remainder with the sign of ``b`` (GLSL's ``mod``,
+    numpy's ``np.mod``), upstream's ``tf.modf``."""
+    return a - b * floor(a / b)
+
+
+def assert_value(name: str, x) -> None:
+    """Check when the program runs that every element of ``x`` is nonzero (true); otherwise
+    the call raises an error naming ``name`` and the user's line."""
+    node = node_of(x)
+    condition = Tensor(node) if node.dtype.is_bool else Tensor(node) != 0
+    while condition.ndim > 1:
+        condition = alg.all(condition, axis=-1)
+    if condition.ndim:
+        condition = Tensor(uniform(alg.all(condition, axis=-1).node))  # a reduction of 1-D has shape [1]
+    message = f"tf.assert_value: '{name}' is false".replace("{", "{{").replace("}", "}}")
+    current().make("assert", [condition.node], attrs={"message": message}, location=user_location())
+
+
+def try_get_constant(x: Tensor):
+    """The Python value of a constant tensor; raises for any other."""
+    node = x.node if isinstance(x, Tensor) else node_of(x)
+    if node.op is not CONST:
+        raise TraceError(f"try_get_constant: {node.label} is not a constant (it is computed by "
+                         f"'{node.op.name}')", user_location())
+    return node.attrs["value"]
