@@ -160,6 +160,7 @@ from .tracing.mathfn import (
 )
 from .tracing.tensor import Tensor
 from .tracing.trace import Arg
+from .tracing.vec import vec
 from .window import (
     KEYS,
     MOUSE_BUTTON_0,
@@ -182,7 +183,7 @@ __all__ = [
     # upstream TensorFrost's names beside ours (README: "Coming from TensorFrost")
     "TFType", "BackendType", "CodeGenLang", "current_backend", "zeros_like", "ones_like", "eye", "eye_like",
     "hash", "random_value", "element_index", "flat_index", "indices_from_flat_index", "get_copy", "modf",
-    "assert_value", "from_dlpack", "clipping", "regularizers", "custom", "register_custom_operation",
+    "assert_value", "from_dlpack", "clipping", "regularizers", "custom", "register_custom_operation", "vec",
     "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1",

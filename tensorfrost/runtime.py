@@ -98,13 +98,19 @@ def _host_view(memory: TensorMemory) -> np.ndarray:
 
 class SingleOutput(TensorMemory):
     """The output of a program that returned a one-element list: the tensor itself, as
-    upstream TensorFrost returns it (``C = matmul(A, B); C.numpy``), which also unpacks as
-    that one-element list (``C, = matmul(A, B)``, the 0.6 README's spelling)."""
+    upstream TensorFrost returns it (``C = matmul(A, B); C.numpy``), which also acts as that
+    one-element list where 0.6-era code reads it so (``C, = matmul(A, B)``, ``res[0]``)."""
 
     __slots__ = ()
 
     def __iter__(self):
         yield self
+
+    def __getitem__(self, k):
+        if k in (0, -1):
+            return self
+        raise IndexError(f"a program's single output stands for a one-element list; index {k!r} is out of range "
+                         "(index its values with .numpy)")
 
 
 MEMORY_TYPES = (TensorMemory, SingleOutput)

@@ -86,7 +86,11 @@ def prefix_sum(x, axis: int = -1) -> Tensor:
 
 
 def dot(a, b, axis: int = -1) -> Tensor:
-    """Dot product along ``axis``: ``sum(a * b, axis)``."""
+    """Dot product along ``axis``: ``sum(a * b, axis)``; of two ``tf.vec``, the sum of the
+    components' products."""
+    vector = a if getattr(type(a), "is_vector", False) else b if getattr(type(b), "is_vector", False) else None
+    if vector is not None:
+        return vector.dot(b if vector is a else a)
     return sum(apply("mul", a, b), axis)
 
 

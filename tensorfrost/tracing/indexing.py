@@ -23,6 +23,9 @@ def load(tensor: Tensor, index) -> Tensor:
 
 
 def store(tensor: Tensor, index, value) -> None:
+    if getattr(type(value), "is_vector", False):
+        value.store_into(tensor, index)
+        return
     builder = current()
     memory = tensor.node
     idx, shape = _resolve(memory, index)

@@ -265,7 +265,10 @@ def nodes_of(values) -> list[Node]:
 
 
 def apply(op_name: str, *operands) -> Tensor:
-    """An elementwise op on tensors and weak Python scalars."""
+    """An elementwise op on tensors and weak Python scalars (per component on a ``tf.vec``)."""
+    vector = next((v for v in operands if getattr(type(v), "is_vector", False)), None)
+    if vector is not None:
+        return vector.map_components(lambda *parts: apply(op_name, *parts), operands)
     if not any(isinstance(v, Tensor) for v in operands):
         # All Python numbers: still a tensor op (e.g. tf.sin(1.0) inside a program).
         current()
