@@ -27,7 +27,12 @@ from .backend import (
     interpreter,
     opengl,
 )
-from .backend_codegen.mode import get_all_generated_kernels, get_all_generated_main_functions, get_cpp_header
+from .backend_codegen.mode import (
+    get_all_generated_kernels,
+    get_all_generated_main_functions,
+    get_cpp_header,
+    get_cpp_implementation,
+)
 from .backend_gl.renderdoc import renderdoc_end_capture, renderdoc_start_capture
 from .imgui import begin as imgui_begin
 from .imgui import button as imgui_button
@@ -53,7 +58,7 @@ from .ir.errors import (
 from .lib import random
 from .nn import Module, Parameter, ParameterArray, clipping, optimizers, regularizers
 from .program import TensorProgram, compile
-from .runtime import TensorMemory, from_dlpack, tensor
+from .runtime import TensorMemory, allocated_memory, from_dlpack, tensor, unused_allocated_memory
 from .tracing.algorithms import (
     all,
     any,
@@ -184,6 +189,7 @@ __all__ = [
     "TFType", "BackendType", "CodeGenLang", "current_backend", "zeros_like", "ones_like", "eye", "eye_like",
     "hash", "random_value", "element_index", "flat_index", "indices_from_flat_index", "get_copy", "modf",
     "assert_value", "from_dlpack", "clipping", "regularizers", "custom", "register_custom_operation", "vec",
+    "allocated_memory", "unused_allocated_memory", "get_cpp_implementation",
     "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1",

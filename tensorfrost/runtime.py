@@ -200,6 +200,19 @@ def _index(array: np.ndarray, flat: int):
     return [int(i) for i in index]
 
 
+def allocated_memory() -> int:
+    """Bytes of device memory the current backend holds for tensors, including buffers it
+    keeps for reuse (upstream's name); 0 for backends that hold none of their own."""
+    usage = getattr(backend_for(current_device()), "memory_usage", None)
+    return usage()[0] if usage is not None else 0
+
+
+def unused_allocated_memory() -> int:
+    """The part of ``allocated_memory()`` kept for reuse and not holding a tensor."""
+    usage = getattr(backend_for(current_device()), "memory_usage", None)
+    return usage()[1] if usage is not None else 0
+
+
 def from_dlpack(value) -> TensorMemory:
     """A tensor over the memory of any DLPack producer (a numpy array, a torch or jax CPU
     tensor), without a copy where the layout fits the current backend: the cpu backend,

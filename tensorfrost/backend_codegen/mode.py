@@ -113,6 +113,13 @@ def get_cpp_header() -> str:
     return cpp_header()
 
 
+def get_cpp_implementation() -> str:
+    """Upstream's second half of the codegen API. Here ``get_cpp_header()`` is complete (its
+    functions are inline), so this is a comment that says so: ``header + implementation``
+    compiles as upstream's does."""
+    return "// tensorfrost: the codegen API is header-only (see get_cpp_header()); nothing to add here.\n"
+
+
 def get_all_generated_main_functions() -> list[str]:
     """The C++ main function of every program compiled in codegen mode, in compile order."""
     return list(_Generated.main_functions)

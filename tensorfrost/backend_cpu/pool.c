@@ -22,6 +22,7 @@ struct block { struct block* next; long long bytes; };
 static pthread_mutex_t pool_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct block* free_list = NULL; /* freed blocks of any size, newest first */
 static long long cached_bytes = 0;
+static long long live_bytes = 0; /* handed out and not released */
 
 /* Large buffers are streamed by bandwidth-bound kernels; with 4 KiB pages their TLB misses
  * cost a fifth of the bandwidth, so they are aligned to and advised onto 2 MiB pages. */
@@ -51,12 +52,14 @@ void* tf_pool_alloc(long long bytes) {
         if (!found) return NULL;
         found->bytes = bytes;
     }
+    __atomic_add_fetch(&live_bytes, bytes, __ATOMIC_RELAXED);
     return (char*)found + HEADER;
 }
 
 void tf_pool_release(void* data) {
     if (!data) return;
     struct block* b = (struct block*)((char*)data - HEADER);
+    __atomic_sub_fetch(&live_bytes, b->bytes, __ATOMIC_RELAXED);
     pthread_mutex_lock(&pool_mutex);
     if (cached_bytes + b->bytes <= CACHE_LIMIT) {
         b->next = free_list;
@@ -77,6 +80,10 @@ void tf_pool_trim(void) {
     }
     cached_bytes = 0;
     pthread_mutex_unlock(&pool_mutex);
+}
+
+long long tf_pool_live_bytes(void) {
+    return __atomic_load_n(&live_bytes, __ATOMIC_RELAXED);
 }
 
 long long tf_pool_cached_bytes(void) {

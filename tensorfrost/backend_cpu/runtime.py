@@ -34,6 +34,7 @@ void* tf_pool_alloc(long long bytes);
 void tf_pool_release(void* data);
 void tf_pool_trim(void);
 long long tf_pool_cached_bytes(void);
+long long tf_pool_live_bytes(void);
 int* tf_watch_interrupts(void);
 void* memset(void* ptr, int value, size_t size);
 void* dlopen(const char* file, int mode);
@@ -202,6 +203,12 @@ class CpuBackend:
         else:
             libc.memset(ptr, 0, 64)
         return TensorMemory(array.shape, dtype, ptr, self)
+
+    def memory_usage(self) -> tuple[int, int]:
+        """``(allocated, unused)`` bytes: buffers in use plus those the pool keeps for reuse,
+        and the latter alone."""
+        cached = int(pool().lib.tf_pool_cached_bytes())
+        return int(pool().lib.tf_pool_live_bytes()) + cached, cached
 
     def share(self, array: np.ndarray, dtype: dt.DType) -> TensorMemory:
         """A tensor over ``array``'s memory, no copy: ``array`` is C-contiguous, non-empty and

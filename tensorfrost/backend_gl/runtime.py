@@ -53,6 +53,7 @@ class GlBuffer:
     """A shader storage buffer of ``nbytes`` bytes (filled from ``data`` if given)."""
 
     __slots__ = ("id", "nbytes")
+    live_bytes = 0  # of every buffer not yet released
 
     def __init__(self, nbytes: int, data: np.ndarray | None = None):
         gl = _gl()
@@ -68,6 +69,7 @@ class GlBuffer:
             gl.glDeleteBuffers(1, np.array([buffer], dtype=np.uint32))
             raise TensorFrostError(f"OpenGL could not allocate a buffer of {self.nbytes} bytes: {exc}") from exc
         self.id = buffer
+        GlBuffer.live_bytes += max(self.nbytes, _MIN_BYTES)
 
     def read(self, out: np.ndarray, offset: int = 0) -> np.ndarray:
         """Copy ``out.nbytes`` bytes from ``offset`` into ``out`` (a contiguous array)."""
@@ -85,6 +87,7 @@ class GlBuffer:
         if self.id:
             _deleted.append(self.id)
             self.id = 0
+            GlBuffer.live_bytes -= max(self.nbytes, _MIN_BYTES)
 
     def __del__(self):
         self.release()
@@ -257,6 +260,10 @@ class GlBackend:
     """The ``tf.opengl`` device: tensors in SSBOs, kernels as GLSL compute shaders."""
 
     name = "opengl"
+
+    def memory_usage(self) -> tuple[int, int]:
+        """``(allocated, unused)`` bytes of storage buffers; none are kept unused."""
+        return GlBuffer.live_bytes, 0
 
     def __init__(self):
         try:

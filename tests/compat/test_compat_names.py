@@ -111,3 +111,31 @@ def test_tensor_methods_upstream_calls(backend):
     np.testing.assert_array_equal(step(a).numpy, 3 * a + 1)
     assert "scaled" in step.list_operations()
     assert step.get_last_execution_time() > 0.0
+
+
+def test_allocated_memory_counts_tensors_and_the_reuse_pool(backend):
+    import gc
+    gc.collect()
+    before, unused_before = tf.allocated_memory(), tf.unused_allocated_memory()
+    t = tf.tensor(np.zeros(1 << 20, np.float32))  # 4 MiB
+    assert tf.allocated_memory() - before >= 4 << 20
+    del t
+    gc.collect()
+    if backend is tf.cpu:  # the pool keeps the buffer for the next tensor of its size
+        assert tf.unused_allocated_memory() - unused_before >= 4 << 20
+        assert tf.allocated_memory() >= before + (4 << 20)
+    else:  # OpenGL deletes it
+        assert tf.allocated_memory() == before and tf.unused_allocated_memory() == 0
+
+
+def test_cpp_header_and_implementation_are_upstreams_pair(tmp_path):
+    """Upstream's engines paste header + implementation into one file: it must compile."""
+    import shutil
+    import subprocess
+    source = tmp_path / "api.cpp"
+    source.write_text("#include <cstdint>\n#include <cstring>\n" + tf.get_cpp_header() + tf.get_cpp_implementation())
+    compiler = shutil.which("g++")
+    if compiler is None:
+        pytest.skip("no g++ (the cpu backend needs it: apt-get install g++)")
+    result = subprocess.run([compiler, "-std=c++17", "-fsyntax-only", str(source)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
