@@ -117,6 +117,7 @@ from .tracing.helpers import (
     random_value,
     zeros_like,
 )
+from .tracing.kernel import group_barrier, group_buffer, kernel, local_buffer
 from .tracing.mathfn import (
     abs,
     acos,
@@ -190,6 +191,7 @@ __all__ = [
     "hash", "random_value", "element_index", "flat_index", "indices_from_flat_index", "get_copy", "modf",
     "assert_value", "from_dlpack", "clipping", "regularizers", "custom", "register_custom_operation", "vec",
     "allocated_memory", "unused_allocated_memory", "get_cpp_implementation",
+    "kernel", "group_buffer", "local_buffer", "group_barrier",
     "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1",

@@ -169,6 +169,19 @@ class Tensor:
         from .indexing import store
         store(self, index, value)
 
+    # -- explicit kernels (tf.kernel) ---------------------------------------------------
+
+    def block_thread_index(self, dim: int) -> Tensor:
+        """Inside ``tf.kernel``: the thread's position in its group along ``dim`` (upstream
+        counts dims from the last axis)."""
+        from .kernel import block_thread_index
+        return block_thread_index(dim)
+
+    def block_index(self) -> Tensor:
+        """Inside ``tf.kernel``: the flat index of the thread's group."""
+        from .kernel import block_index
+        return block_index()
+
     # -- hints ---------------------------------------------------------------------------
 
     def try_get_constant(self):

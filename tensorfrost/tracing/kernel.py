@@ -1,0 +1,128 @@
+"""Explicit kernels in upstream TensorFrost's spelling: ``tf.kernel``, ``tf.group_buffer``,
+``tf.local_buffer``, ``tf.group_barrier``, ``index.block_thread_index(d)`` and
+``index.block_index()``::
+
+    C = tf.buffer([N, K], tf.float32)
+    with tf.kernel([N, K], group_size=[BK, BK]) as (i, j):
+        A_tile = tf.group_buffer(BK * BK, tf.float32)
+        tx, ty = i.block_thread_index(1), i.block_thread_index(0)
+        result = tf.const(0.0)
+        with tf.loop(0, M, BK) as blk:
+            A_tile[tx * BK + ty] = A[i, ty + blk]
+            tf.group_barrier()
+            with tf.loop(BK) as k:
+                result.val += A_tile[tx * BK + k] * B[blk + k, j]
+            tf.group_barrier()
+        C[i, j] = result
+
+The body is ordinary tensor code over the kernel's indices: it is traced like any other, and
+the compiler places kernel boundaries where one thread reads what another wrote (as at a
+barrier), so the result is the same as upstream's on every backend. A group buffer is one
+row per thread group of a buffer in device memory (not yet the GPU's on-chip shared memory),
+a local buffer one row per thread; a barrier adds nothing the data dependencies do not
+already order. Upstream numbers the dims of ``block_thread_index`` from the last axis.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from ..ir import dtypes as dt
+from ..ir.errors import ShapeError, TraceError, user_location
+from .api import buffer, indices
+from .tensor import Tensor
+
+_OPEN: list = []  # the kernels being traced, innermost last
+
+
+class _Kernel:
+    def __init__(self, shape: list, group: list):
+        self.indices = indices(shape)
+        self.shape = [Tensor(d) for d in self.indices[0].node.shape]
+        self.group = group
+        self.groups_along = [(size + g - 1) // g for size, g in zip(self.shape, group)]
+        group_id = self.indices[0] * 0
+        for index, g, count in zip(self.indices, group, self.groups_along):
+            group_id = group_id * count + index // g
+        self.group_id = group_id
+        self.group_count = 1
+        for count in self.groups_along:
+            self.group_count = count * self.group_count
+
+
+@contextmanager
+def kernel(shape, group_size=None):
+    """A kernel over ``shape`` written as per-thread code; the value is the thread's index
+    along each axis (one tensor for a 1-D shape, else a tuple). ``group_size`` (one size per
+    axis, default 1) groups threads for ``group_buffer`` and ``block_thread_index``."""
+    shape = list(shape)
+    group = [1] * len(shape) if group_size is None else list(group_size)
+    if not shape or len(group) != len(shape) or not all(isinstance(g, int) and g > 0 for g in group):
+        raise ShapeError(f"tf.kernel: group_size needs one positive int per axis of the shape ({len(shape)}), "
+                         f"got {group_size!r}", user_location())
+    state = _Kernel(shape, group)
+    _OPEN.append(state)
+    try:
+        yield state.indices[0] if len(shape) == 1 else state.indices
+    finally:
+        _OPEN.pop()
+
+
+def _current(what: str) -> _Kernel:
+    if not _OPEN:
+        raise TraceError(f"{what} must be called inside `with tf.kernel(...)`", user_location())
+    return _OPEN[-1]
+
+
+class _RowBuffer:
+    """One row of a device buffer per group (or per thread), indexed by position in the row."""
+
+    __slots__ = ("memory", "row")
+
+    def __init__(self, memory: Tensor, row: Tensor):
+        self.memory, self.row = memory, row
+
+    def __getitem__(self, index):
+        return self.memory[self.row, index]
+
+    def __setitem__(self, index, value):
+        self.memory[self.row, index] = value
+
+
+def group_buffer(size: int, dtype=dt.float32) -> _RowBuffer:
+    """``size`` elements shared by the threads of a group (upstream's groupshared memory)."""
+    state = _current("tf.group_buffer")
+    return _RowBuffer(buffer([state.group_count, size], dtype), state.group_id)
+
+
+def local_buffer(size: int, dtype=dt.float32) -> _RowBuffer:
+    """``size`` elements private to each thread."""
+    state = _current("tf.local_buffer")
+    flat = state.indices[0] * 0
+    for index, extent in zip(state.indices, state.shape):
+        flat = flat * extent + index
+    total = state.shape[0]
+    for extent in state.shape[1:]:
+        total = total * extent
+    return _RowBuffer(buffer([total, size], dtype), flat)
+
+
+def group_barrier() -> None:
+    """Wait for every thread of the group (upstream's barrier). Here kernel boundaries follow
+    the data: a read of what another thread wrote is always ordered after the write."""
+    _current("tf.group_barrier")
+
+
+def block_thread_index(dim: int) -> Tensor:
+    """The thread's position within its group along dim ``dim``, counted from the last axis
+    as upstream does (``block_thread_index(0)`` is the last axis)."""
+    state = _current("block_thread_index")
+    axis = len(state.shape) - 1 - dim
+    if not 0 <= axis < len(state.shape):
+        raise ShapeError(f"block_thread_index({dim}): the kernel has {len(state.shape)} axes", user_location())
+    return state.indices[axis] % state.group[axis]
+
+
+def block_index() -> Tensor:
+    """The flat index of the thread's group (row-major over the groups)."""
+    return _current("block_index").group_id
