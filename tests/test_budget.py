@@ -12,7 +12,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "tensorfrost")
 MAX_MODULE_LINES = 600
-MAX_PACKAGE_LINES = 15000  # 13,500 on 2026-12-01; 15,000 with upstream's Python API (issue 17)
+MAX_PACKAGE_LINES = 15500  # 13,500 on 2026-12-01; 15,500 with upstream's Python API (issue 17: ~900 lines)
 MAX_MODULES = 90  # 81 on 2026-12-01
 LIBRARY = (os.path.join(PACKAGE, "lib"), os.path.join(PACKAGE, "nn", "layers"))
 MAX_LIBRARY_LINES = 7000  # set on 2026-12-01, when the library was being written
