@@ -40,8 +40,17 @@ def _vjp_extreme(ad, g):
 
 
 def _vjp_prefix_sum(ad, g):
-    axis = ad.node.attrs["axis"]
-    return [alg.reverse(alg.prefix_sum(alg.reverse(g, axis), axis), axis)]
+    """The transpose of a scan is the same scan in the other direction."""
+    attrs = ad.node.attrs
+    return [alg.prefix_sum(g, attrs["axis"], attrs.get("exclusive", False), not attrs.get("reverse", False))]
+
+
+def _vjp_prefix_prod(ad, g):
+    """y[j] is a product of x[i] over the i that scan j covers: dy[j]/dx[i] = y[j] / x[i]
+    (undefined where x[i] == 0)."""
+    attrs = ad.node.attrs
+    spread = alg.prefix_sum(g * ad.y, attrs["axis"], attrs.get("exclusive", False), not attrs.get("reverse", False))
+    return [spread / ad.x(0)]
 
 
 def _vjp_matmul(ad, g):
@@ -91,6 +100,7 @@ _STRUCTURAL = {
     "reduce_max": _vjp_extreme,
     "reduce_min": _vjp_extreme,
     "prefix_sum": _vjp_prefix_sum,
+    "prefix_prod": _vjp_prefix_prod,
     "transpose": lambda ad, g: [alg.transpose(g, ad.node.attrs["dim1"], ad.node.attrs["dim2"])],
     "unsqueeze": lambda ad, g: [alg.squeeze(g, ad.node.attrs["axis"])],
     "squeeze": lambda ad, g: [alg.unsqueeze(g, ad.node.attrs["axis"])],

@@ -1,0 +1,247 @@
+"""Scans (running sums, products, maxima and minima) inside tensor programs.
+
+``tf.prefix_sum`` (also ``tf.cumsum``), ``tf.cumprod``, ``tf.cummax`` and ``tf.cummin`` scan
+along any axis, inclusive (numpy's ``cumsum``) or exclusive (each element gets the result
+of the elements before it, the first one the identity: 0, 1, -inf or +inf), forward or in
+reverse. ``tf.segmented_prefix_sum`` restarts the sum where a flag is set. They work on
+float32, int32 and uint32 tensors (bool counts as int32) whose sizes may be known only
+when the program runs::
+
+    def program():
+        x = tf.input([-1], tf.float32)
+        return [tf.prefix_sum(x), tf.cumsum(x, exclusive=True), tf.cummax(x)]
+
+How they run: each scan is one node while the program is differentiated (its gradient is a
+scan the other way); before lowering it becomes three kernels over blocks of the scanned
+axis. A line of ``n`` elements is cut into about ``sqrt(n)`` blocks (fewer when there are
+many independent lines, so that there are about 4096 blocks in all): each block's total
+(one thread per block), the exclusive scan of those totals along each line (one thread per
+line), and the scan within each block starting from its block's offset (one thread per
+block). That is about ``2n`` reads and ``n`` writes, spread over all cores (cpu) or
+threads (opengl). With many lines (static shapes) it is a single serial loop per line.
+Float sums add in a different order than numpy's serial loop: the error stays within a
+float32 sum's usual bound (about ``n * eps * sum(|x|)`` at worst).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..ir.errors import ShapeError, user_location
+from ..ir.shapes import normalize_axis, static_value
+from ..tracing import algorithms as alg
+from ..tracing.api import buffer, const, if_cond, indices, loop
+from ..tracing.mathfn import bool as to_bool
+from ..tracing.mathfn import ceil, select, sqrt
+from ..tracing.mathfn import copy as variable
+from ..tracing.mathfn import float as to_float
+from ..tracing.mathfn import int as to_int
+from ..tracing.mathfn import max as maximum
+from ..tracing.mathfn import min as minimum
+from ..tracing.tensor import Tensor, node_of
+
+# About this many blocks in all: enough threads for every core or GPU lane; a line is cut
+# into at most sqrt(n) blocks, so the serial scan of block totals stays short.
+TARGET_BLOCKS = 4096
+
+
+def prefix_sum(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """Running sum along ``axis`` (numpy's ``cumsum``); the shape is unchanged.
+
+    Parameters
+    ----------
+    x : Tensor of float32, int32 or uint32 (bool is counted as int32), any shape
+    axis : the axis to scan (default: the last)
+    exclusive : if True, element ``i`` is the sum of the elements before ``i`` (0 first)
+    reverse : if True, scan from the end: element ``i`` sums ``i`` and the elements after it
+
+    Differentiable (float32): the gradient is the same scan in the other direction.
+
+    Example
+    -------
+    >>> def program():
+    ...     x = tf.input([-1], tf.int32)
+    ...     return [tf.prefix_sum(x), tf.prefix_sum(x, exclusive=True)]
+    >>> # x = [3, 1, 2] -> [3, 4, 6] and [0, 3, 4]
+    """
+    return alg.scan("prefix_sum", x, axis, exclusive, reverse)
+
+
+cumsum = prefix_sum
+
+
+def cumprod(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """Running product along ``axis`` (numpy's ``cumprod``); exclusive starts from 1.
+
+    Same arguments as ``prefix_sum``. Differentiable (float32); the gradient at an element
+    that is exactly 0 is not defined (it divides by the element) and comes out inf or NaN.
+
+    Example: ``tf.cumprod(x)`` with x = [2, 3, 4] gives [2, 6, 24].
+    """
+    return alg.scan("prefix_prod", x, axis, exclusive, reverse)
+
+
+def cummax(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """Running maximum along ``axis`` (``np.maximum.accumulate``); exclusive starts from
+    -inf (float) or the dtype's smallest value. A NaN propagates from where it appears.
+
+    Example: ``tf.cummax(x)`` with x = [1, 3, 2, 5] gives [1, 3, 3, 5].
+    """
+    return alg.scan("prefix_max", x, axis, exclusive, reverse)
+
+
+def cummin(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """Running minimum along ``axis`` (``np.minimum.accumulate``); exclusive starts from
+    +inf (float) or the dtype's largest value. A NaN propagates from where it appears.
+
+    Example: ``tf.cummin(x)`` with x = [4, 2, 3, 1] gives [4, 2, 2, 1].
+    """
+    return alg.scan("prefix_min", x, axis, exclusive, reverse)
+
+
+def segmented_prefix_sum(x, flags, axis: int = -1, exclusive: bool = False) -> Tensor:
+    """Running sum along ``axis`` that restarts at every element whose flag is set.
+
+    Convention: ``flags`` (bool or int, nonzero = set, the shape of ``x``) marks the first
+    element of each segment; the sum at element ``i`` covers the elements from the last
+    set flag at or before ``i`` up to ``i`` (exclusive: up to ``i - 1``, so 0 at a segment's
+    first element). The first element always starts a segment. Not differentiable.
+
+    Example: x = [1, 2, 3, 4, 5], flags = [0, 0, 1, 0, 1] gives [1, 3, 3, 7, 5]
+    (exclusive: [0, 1, 0, 3, 0]).
+    """
+    x, flags = Tensor(node_of(x)), Tensor(node_of(flags))
+    if x.node.rank == 0:
+        raise ShapeError("segmented_prefix_sum: cannot scan a scalar (rank 0)", user_location())
+    if flags.node.rank != x.node.rank:
+        raise ShapeError(f"segmented_prefix_sum: flags must have the shape of x (rank {x.node.rank}), got "
+                         f"rank {flags.node.rank}", user_location())
+    axis = normalize_axis(axis, x.node.rank, "segmented_prefix_sum axis")
+    if x.dtype.is_bool:
+        x = to_int(x)
+    flags = flags if flags.dtype.is_bool else to_bool(flags)
+
+    def combine(before, after):
+        # (segment started, sum since the last start): the later part wins where it starts one
+        return [before[0] | after[0], select(after[0], after[1], before[1] + after[1])]
+
+    started, total = blocked_scan([flags, x], axis, combine, [False, 0], exclusive, False)
+    # exclusive: the scan gives the sum of the elements before i, which at a segment's
+    # first element still belongs to the previous segment
+    return select(flags, 0, total) if exclusive else total
+
+
+# -- the blocked scan, written with the public API --------------------------------------------
+
+COMBINE = {"add": lambda a, b: a + b, "mul": lambda a, b: a * b, "max": maximum, "min": minimum}
+
+
+def blocked_scan(values: list, axis: int, combine, identity: list, exclusive: bool, reverse: bool) -> list:
+    """Scan ``values`` (tensors of one shape, scanned together as tuples) along ``axis``:
+    ``combine(before, after)`` joins two lists of partial results (associative, not
+    necessarily commutative), ``identity`` is the list of its neutral elements. Returns
+    the scanned tensors. Runs in three passes over blocks (see the module docstring)."""
+    dims = list(values[0].shape)
+    n = dims[axis]
+    rows = dims[:axis] + dims[axis + 1:]
+    blocks, length = _block_plan(n, rows)
+
+    def at(grid, position):
+        """The index of the element ``position`` steps along the scan from its start."""
+        where = n - 1 - position if reverse else position
+        return tuple(grid[:axis]) + (where,) + tuple(grid[axis + 1:])
+
+    block_shape = dims[:axis] + [blocks] + dims[axis + 1:]
+    grid = indices(block_shape)
+    single = isinstance(blocks, int) and blocks == 1  # many lines (static): one serial loop per line
+    start = 0 if single else grid[axis] * length
+    offsets = None
+    if not single:
+        totals = _block_totals(values, combine, identity, grid, start, length, at)
+        offsets = _block_offsets(totals, combine, identity, axis, rows, block_shape, blocks)
+    outputs = [buffer(dims, v.dtype) for v in values]
+    if offsets is not None:
+        offsets = [o[grid] for o in offsets]
+    # The block's own running value starts from the identity, declared just before its
+    # loop so that it joins the loop's kernel as a register; the offset of the blocks
+    # before it is combined in as each element is stored.
+    running = [variable(const(i, block_shape, v.dtype)) for i, v in zip(identity, values)]
+
+    def store(where, inside):
+        if single:
+            _store(outputs, where, running)
+            return
+        with if_cond(inside):
+            _store(outputs, where, combine(offsets, running))
+
+    with loop(length) as step:
+        # The last block may be shorter: past the end, loads are clamped and masked to the
+        # identity (no `if` around the update keeps the running value in a register).
+        inside = None if single else start + step < n
+        where = at(grid, start + step)
+        if exclusive:
+            store(where, inside)
+        elements = [v[where] if single else select(inside, v[where], i) for v, i in zip(values, identity)]
+        _assign(running, combine(running, elements))
+        if not exclusive:
+            store(where, inside)
+    return outputs
+
+
+def _block_plan(n, rows):
+    """(number of blocks, block length) for a line of ``n`` elements and ``rows`` lines:
+    Python ints when the sizes are static, else tensors computed when the program runs."""
+    n_static = static_value(node_of(n))
+    row_sizes = [static_value(node_of(d)) for d in rows]
+    if n_static is not None and None not in row_sizes:
+        count = 1
+        for size in row_sizes:
+            count *= size
+        root = max(math.ceil(math.sqrt(n_static)), 1)
+        blocks = min(max(-(-TARGET_BLOCKS // max(count, 1)), 1), root)
+        length = max(-(-n_static // blocks), 1)
+        return max(-(-n_static // length), 1), length
+    n = Tensor(node_of(n))
+    count = Tensor(node_of(1))
+    for d in rows:
+        count = count * Tensor(node_of(d))
+    root = maximum(to_int(ceil(sqrt(to_float(n)))), 1)
+    blocks = minimum(maximum((TARGET_BLOCKS + count - 1) // maximum(count, 1), 1), root)
+    length = maximum((n + blocks - 1) // blocks, 1)
+    return maximum((n + length - 1) // length, 1), length
+
+
+def _block_totals(values, combine, identity, grid, start, length, at) -> list:
+    """Each block's combined value (one thread per block). The last block's total is never
+    used, so it may read past the end (clamped loads): no mask is needed."""
+    totals = [variable(const(i, grid[0].shape, v.dtype)) for i, v in zip(identity, values)]
+    with loop(length) as step:
+        where = at(grid, start + step)
+        _assign(totals, combine(totals, [v[where] for v in values]))
+    return totals
+
+
+def _block_offsets(totals, combine, identity, axis, rows, block_shape, blocks) -> list:
+    """The exclusive scan of the block totals along each line (one thread per line)."""
+    row_shape = rows or [1]
+    row_grid = list(indices(row_shape)) if rows else []
+    offsets = [buffer(block_shape, t.dtype) for t in totals]
+    running = [variable(const(i, row_shape, t.dtype)) for i, t in zip(identity, totals)]
+    with loop(blocks) as block:
+        where = tuple(row_grid[:axis]) + (block,) + tuple(row_grid[axis:])
+        _store(offsets, where, running)
+        _assign(running, combine(running, [t[where] for t in totals]))
+    return offsets
+
+
+def _store(targets, where, values) -> None:
+    for target, value in zip(targets, values):
+        target[where] = value
+
+
+def _assign(variables, values) -> None:
+    for var, value in zip(variables, values):
+        var.val = value
+
+
+__all__ = ["prefix_sum", "cumsum", "cumprod", "cummax", "cummin", "segmented_prefix_sum", "blocked_scan"]
