@@ -30,7 +30,7 @@ import math
 from ..ir.errors import ShapeError, user_location
 from ..ir.shapes import normalize_axis, static_value
 from ..tracing import algorithms as alg
-from ..tracing.api import buffer, const, if_cond, indices, loop
+from ..tracing.api import buffer, const, indices, loop
 from ..tracing.mathfn import bool as to_bool
 from ..tracing.mathfn import ceil, select, sqrt
 from ..tracing.mathfn import copy as variable
@@ -167,24 +167,17 @@ def blocked_scan(values: list, axis: int, combine, identity: list, exclusive: bo
     # before it is combined in as each element is stored.
     running = [variable(const(i, block_shape, v.dtype)) for i, v in zip(identity, values)]
 
-    def store(where, inside):
-        if single:
-            _store(outputs, where, running)
-            return
-        with if_cond(inside):
-            _store(outputs, where, combine(offsets, running))
+    def store(where):
+        _store(outputs, where, running if single else combine(offsets, running))
 
-    with loop(length) as step:
-        # The last block may be shorter: past the end, loads are clamped and masked to the
-        # identity (no `if` around the update keeps the running value in a register).
-        inside = None if single else start + step < n
-        where = at(grid, start + step)
+    # The last block may be shorter than the others: its loop ends at n.
+    with loop(start, length if single else minimum(start + length, n)) as position:
+        where = at(grid, position)
         if exclusive:
-            store(where, inside)
-        elements = [v[where] if single else select(inside, v[where], i) for v, i in zip(values, identity)]
-        _assign(running, combine(running, elements))
+            store(where)
+        _assign(running, combine(running, [v[where] for v in values]))
         if not exclusive:
-            store(where, inside)
+            store(where)
     return outputs
 
 
