@@ -157,7 +157,7 @@ def blocked_scan(values: list, axis: int, combine, identity: list, exclusive: bo
     start = 0 if single else grid[axis] * length
     offsets = None
     if not single:
-        totals = _block_totals(values, combine, identity, grid, start, length, at)
+        totals = _block_totals(values, combine, identity, grid, start, select(blocks > 1, length, 0), at)
         offsets = _block_offsets(totals, combine, identity, axis, rows, block_shape, blocks)
     outputs = [buffer(dims, v.dtype) for v in values]
     if offsets is not None:
@@ -206,7 +206,8 @@ def _block_plan(n, rows):
 
 def _block_totals(values, combine, identity, grid, start, length, at) -> list:
     """Each block's combined value (one thread per block). The last block's total is never
-    used, so it may read past the end (clamped loads): no mask is needed."""
+    used, so it may read past the end (clamped loads): no mask is needed; and when each
+    line is one block (many lines, sizes known at run time), ``length`` is 0: nothing is read."""
     totals = [variable(const(i, grid[0].shape, v.dtype)) for i, v in zip(identity, values)]
     with loop(length) as step:
         where = at(grid, start + step)
