@@ -61,7 +61,8 @@ def test_prefix_sum_of_ints_matches_cumsum_exactly(backend, rng, n):
 @pytest.mark.parametrize("shape,axis", [((3, 50), 1), ((50, 3), 0), ((37, 5, 3), 1), ((4, 9, 130), -1), ((1, 1), 0)])
 def test_prefix_sum_along_any_axis(backend, rng, shape, axis):
     x = rng.integers(-9, 9, shape).astype(np.int32)
-    prog = _scan_program(lambda t: [tf.prefix_sum(t, axis), tf.cumsum(t, axis, exclusive=True)], len(shape), tf.int32)
+    prog = _scan_program(lambda t: [tf.prefix_sum(t, axis), tf.cumsum(t, axis, exclusive=True)], len(shape), tf.int32,
+                         key=("axis", len(shape), axis))
     inclusive, exclusive = _outputs(prog(x))
     np.testing.assert_array_equal(inclusive, np.cumsum(x, axis))
     np.testing.assert_array_equal(exclusive, _numpy_scan(np.cumsum, x, axis, exclusive=True))
@@ -70,7 +71,7 @@ def test_prefix_sum_along_any_axis(backend, rng, shape, axis):
 def test_prefix_sum_of_floats_is_within_a_float32_sums_error(backend, rng):
     n = 30011
     x = rng.uniform(-1.0, 1.0, n).astype(np.float32)
-    got, = _outputs(_scan_program(tf.prefix_sum, 1, tf.float32)(x))
+    got, = _outputs(_scan_program(tf.prefix_sum, 1, tf.float32, key="float")(x))
     want = np.cumsum(x.astype(np.float64))
     # A float32 sum of k terms of |x| <= 1 errs by at most about k * eps * max|partial|; the
     # blocked order (block offsets + in-block sums of ~sqrt(n) terms) does much better than
@@ -126,8 +127,8 @@ def test_prefix_sum_with_runtime_sizes_and_many_rows(backend, rng):
 
 
 def test_prefix_sum_of_an_empty_tensor(backend):
-    got, = _outputs(_scan_program(tf.prefix_sum, 1, tf.float32)(np.zeros(0, np.float32)))
-    assert got.shape == (0,)
+    for got in _outputs(_scan_program(_all_variants(tf.prefix_sum), 1, tf.int32, key="sum")(np.zeros(0, np.int32))):
+        assert got.shape == (0,)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float32])
@@ -135,7 +136,10 @@ def test_prefix_sum_of_4m_elements_on_cpu(rng, dtype):
     tf.initialize(tf.cpu)
     n = 1 << 22
     x = rng.integers(-3, 4, n).astype(dtype)  # small integers: every partial sum is exact in float32 too
-    got, = _outputs(_scan_program(tf.prefix_sum, 1, tf.float32 if dtype is np.float32 else tf.int32)(x))
+    if dtype is np.float32:
+        got, = _outputs(_scan_program(tf.prefix_sum, 1, tf.float32, key="float")(x))
+    else:
+        got = _outputs(_scan_program(_all_variants(tf.prefix_sum), 1, tf.int32, key="sum")(x))[0]
     np.testing.assert_array_equal(got, np.cumsum(x.astype(np.int64)).astype(dtype))
 
 
@@ -240,41 +244,44 @@ def _central_difference(f, x, eps=1e-4):
     return grad
 
 
-@pytest.mark.parametrize("exclusive,reverse", [(False, False), (True, False), (False, True)])
-def test_prefix_sum_gradient_matches_finite_differences(backend, rng, exclusive, reverse):
+def test_prefix_sum_gradient_matches_finite_differences(backend, rng):
     shape = (3, 11)
     x = rng.standard_normal(shape).astype(np.float32)
     w = rng.standard_normal(shape).astype(np.float32)
+    variants = _VARIANTS[:3]
 
     def program():
         xs = tf.input([-1, -1], tf.float32)
         ws = tf.input([-1, -1], tf.float32)
-        loss = tf.sum(tf.sum(ws * tf.prefix_sum(xs * xs, axis=1, exclusive=exclusive, reverse=reverse)))
-        return [tf.grad(loss, xs)]
-    got, = _outputs(tf.compile(program)(x, w))
+        losses = [tf.sum(tf.sum(ws * tf.prefix_sum(xs * xs, axis=1, exclusive=e, reverse=r))) for e, r in variants]
+        return [tf.grad(loss, xs) for loss in losses]
+    got = _outputs(tf.compile(program)(x, w))
     w64 = w.astype(np.float64)
-    want = _central_difference(lambda v: np.sum(w64 * _numpy_scan(np.cumsum, v * v, 1, exclusive, reverse)),
-                               x.astype(np.float64))
-    # float32 sums of 11 products of size ~1: errors of a few 1e-6
-    np.testing.assert_allclose(got, want, atol=1e-4)
+    for grad, (exclusive, reverse) in zip(got, variants):
+        def loss(v, e=exclusive, r=reverse):
+            return np.sum(w64 * _numpy_scan(np.cumsum, v * v, 1, e, r))
+        want = _central_difference(loss, x.astype(np.float64))
+        # float32 sums of 11 products of size ~1: errors of a few 1e-6
+        np.testing.assert_allclose(grad, want, atol=1e-4)
 
 
-@pytest.mark.parametrize("exclusive,reverse", [(False, False), (True, True)])
-def test_cumprod_gradient_matches_finite_differences(backend, rng, exclusive, reverse):
+def test_cumprod_gradient_matches_finite_differences(backend, rng):
     x = (rng.uniform(0.5, 1.5, 9) * rng.choice([-1.0, 1.0], 9)).astype(np.float32)
     w = rng.standard_normal(9).astype(np.float32)
+    variants = [(False, False), (True, True)]
 
     def program():
         xs = tf.input([-1], tf.float32)
         ws = tf.input([-1], tf.float32)
-        loss = tf.sum(ws * tf.cumprod(xs, exclusive=exclusive, reverse=reverse))
-        return [tf.grad(loss, xs)]
-    got, = _outputs(tf.compile(program)(x, w))
+        return [tf.grad(tf.sum(ws * tf.cumprod(xs, exclusive=e, reverse=r)), xs) for e, r in variants]
+    got = _outputs(tf.compile(program)(x, w))
     w64 = w.astype(np.float64)
-    want = _central_difference(lambda v: np.sum(w64 * _numpy_scan(np.cumprod, v, 0, exclusive, reverse, 1.0)),
-                               x.astype(np.float64))
-    # products of up to 9 factors in [0.5, 1.5]: float32 relative errors of ~1e-6
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    for grad, (exclusive, reverse) in zip(got, variants):
+        def loss(v, e=exclusive, r=reverse):
+            return np.sum(w64 * _numpy_scan(np.cumprod, v, 0, e, r, 1.0))
+        want = _central_difference(loss, x.astype(np.float64))
+        # products of up to 9 factors in [0.5, 1.5]: float32 relative errors of ~1e-6
+        np.testing.assert_allclose(grad, want, rtol=1e-4, atol=1e-5)
 
 
 # -- the AST front end, and errors ---------------------------------------------------------------
