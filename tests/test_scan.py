@@ -80,6 +80,16 @@ def test_prefix_sum_of_floats_is_within_a_float32_sums_error(backend, rng):
     assert np.max(np.abs(got - want)) <= bound
 
 
+def test_uint32_scans_wrap_and_start_from_the_uint_identities(backend, rng):
+    x = rng.integers(0, 2**32, 999, dtype=np.uint32)
+    prog = _scan_program(lambda t: [tf.cumsum(t), tf.cummin(t, exclusive=True), tf.cummax(t, reverse=True)], 1,
+                         tf.uint32, key="uint")
+    total, low, high = _outputs(prog(x))
+    np.testing.assert_array_equal(total, np.cumsum(x, dtype=np.uint32))  # wraps modulo 2^32
+    np.testing.assert_array_equal(low, _numpy_scan(np.minimum.accumulate, x, 0, exclusive=True, identity=2**32 - 1))
+    np.testing.assert_array_equal(high, _numpy_scan(np.maximum.accumulate, x, 0, reverse=True))
+
+
 def test_prefix_sum_of_bools_counts_as_int32(backend, rng):
     def program():
         x = tf.input([-1], tf.float32)

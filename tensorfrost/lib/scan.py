@@ -125,7 +125,7 @@ def segmented_prefix_sum(x, flags, axis: int = -1, exclusive: bool = False) -> T
         # (segment started, sum since the last start): the later part wins where it starts one
         return [before[0] | after[0], select(after[0], after[1], before[1] + after[1])]
 
-    started, total = blocked_scan([flags, x], axis, combine, [False, 0], exclusive, False)
+    _, total = blocked_scan([flags, x], axis, combine, [False, 0], exclusive, False)
     # exclusive: the scan gives the sum of the elements before i, which at a segment's
     # first element still belongs to the previous segment
     return select(flags, 0, total) if exclusive else total
@@ -157,7 +157,8 @@ def blocked_scan(values: list, axis: int, combine, identity: list, exclusive: bo
     start = 0 if single else grid[axis] * length
     offsets = None
     if not single:
-        totals = _block_totals(values, combine, identity, grid, start, select(blocks > 1, length, 0), at)
+        reads = length if isinstance(blocks, int) else select(blocks > 1, length, 0)
+        totals = _block_totals(values, combine, identity, grid, start, reads, at)
         offsets = _block_offsets(totals, combine, identity, axis, rows, block_shape, blocks)
     outputs = [buffer(dims, v.dtype) for v in values]
     if offsets is not None:
