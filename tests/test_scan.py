@@ -68,6 +68,18 @@ def test_prefix_sum_along_any_axis(backend, rng, shape, axis):
     np.testing.assert_array_equal(exclusive, _numpy_scan(np.cumsum, x, axis, exclusive=True))
 
 
+def test_scans_of_scans_and_of_views(backend, rng):
+    def program():
+        x = tf.input([-1, -1], tf.int32)
+        return [tf.prefix_sum(tf.prefix_sum(x), axis=0), tf.cummax(tf.transpose(x), axis=1),
+                tf.cumsum(x[1:, :], axis=0)]
+    x = rng.integers(-9, 9, (37, 300)).astype(np.int32)
+    twice, high, tail = _outputs(tf.compile(program)(x))
+    np.testing.assert_array_equal(twice, np.cumsum(np.cumsum(x, 1), 0))
+    np.testing.assert_array_equal(high, np.maximum.accumulate(x.T, 1))
+    np.testing.assert_array_equal(tail, np.cumsum(x[1:], 0))
+
+
 def test_prefix_sum_of_floats_is_within_a_float32_sums_error(backend, rng):
     n = 30011
     x = rng.uniform(-1.0, 1.0, n).astype(np.float32)
