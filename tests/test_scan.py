@@ -148,6 +148,20 @@ def test_prefix_sum_with_runtime_sizes_and_many_rows(backend, rng):
     np.testing.assert_array_equal(got, _numpy_scan(np.cumsum, x, 1, reverse=True))
 
 
+def test_scans_on_the_reference_interpreter(rng):
+    """The interpreter runs the blocked scan's kernels too (per-element loop bounds)."""
+    tf.initialize(tf.interpreter)
+    try:
+        x = rng.integers(-9, 9, (3, 700)).astype(np.int32)
+        prog = _scan_program(lambda t: [tf.cumsum(t, axis=1, exclusive=True), tf.cummin(t, axis=1, reverse=True)], 2,
+                             tf.int32)
+        total, low = _outputs(prog(x))
+    finally:
+        tf.initialize(tf.cpu)
+    np.testing.assert_array_equal(total, _numpy_scan(np.cumsum, x, 1, exclusive=True))
+    np.testing.assert_array_equal(low, _numpy_scan(np.minimum.accumulate, x, 1, reverse=True))
+
+
 def test_prefix_sum_of_an_empty_tensor(backend):
     for got in _outputs(_scan_program(_all_variants(tf.prefix_sum), 1, tf.int32, key="sum")(np.zeros(0, np.int32))):
         assert got.shape == (0,)
@@ -304,6 +318,40 @@ def test_cumprod_gradient_matches_finite_differences(backend, rng):
         want = _central_difference(loss, x.astype(np.float64))
         # products of up to 9 factors in [0.5, 1.5]: float32 relative errors of ~1e-6
         np.testing.assert_allclose(grad, want, rtol=1e-4, atol=1e-5)
+
+
+def test_cummax_and_cummin_gradients_match_torch_with_ties(backend, rng):
+    torch = pytest.importorskip("torch")
+    x = rng.integers(-3, 4, (5, 9)).astype(np.float32)  # many ties: the latest in scan order gets the gradient
+    w = rng.standard_normal((5, 9)).astype(np.float32)
+    cases = [("cummax", 1, False), ("cummin", 0, True), ("cummax", 0, True)]
+
+    def program():
+        xs = tf.input([-1, -1], tf.float32)
+        ws = tf.input([-1, -1], tf.float32)
+        return [tf.grad(tf.sum(tf.sum(ws * getattr(tf, name)(xs, axis=axis, reverse=reverse))), xs)
+                for name, axis, reverse in cases]
+    got = _outputs(tf.compile(program)(x, w))
+    for grad, (name, axis, reverse) in zip(got, cases):
+        xt = torch.tensor(x, requires_grad=True)
+        scanned = getattr(torch, name)(torch.flip(xt, [axis]) if reverse else xt, axis)[0]
+        (torch.tensor(w) * (torch.flip(scanned, [axis]) if reverse else scanned)).sum().backward()
+        # each gradient is a sum of at most 9 weights: float32 rounding only
+        np.testing.assert_allclose(grad, xt.grad.numpy(), atol=1e-5)
+
+
+def test_scatter_into_a_fresh_buffer_of_the_same_shape_keeps_every_update(backend):
+    """Regression: the zeroing of a buffer joined the kernel of its first use, a scatter of
+    the same shape, so an element could zero a place another element had already added to
+    (cummax's gradient scatters this way)."""
+    def program():
+        index = tf.input([-1], tf.int32)
+        counts = tf.zeros(index.shape)
+        tf.scatterAdd(counts[index], 1.0)
+        return [counts]
+    index = np.array([1, 1, 1, 1, 0, 4, 4], np.int32)
+    got, = _outputs(tf.compile(program)(index))
+    np.testing.assert_array_equal(got, np.bincount(index, minlength=7).astype(np.float32))
 
 
 # -- the AST front end, and errors ---------------------------------------------------------------

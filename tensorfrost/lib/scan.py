@@ -172,8 +172,8 @@ def blocked_scan(values: list, axis: int, combine, identity: list, exclusive: bo
         _store(outputs, where, running if single else combine(offsets, running))
 
     # The last block may be shorter than the others: its loop ends at n.
-    with loop(start, length if single else minimum(start + length, n)) as position:
-        where = at(grid, position)
+    with loop(length if single else minimum(length, n - start)) as step:
+        where = at(grid, start + step)
         if exclusive:
             store(where)
         _assign(running, combine(running, [v[where] for v in values]))
