@@ -11,16 +11,19 @@ when the program runs::
         x = tf.input([-1], tf.float32)
         return [tf.prefix_sum(x), tf.cumsum(x, exclusive=True), tf.cummax(x)]
 
+``prefix_sum``, ``cumprod``, ``cummax`` and ``cummin`` are differentiable (float32).
+
 How they run: each scan is one node while the program is differentiated (its gradient is a
 scan the other way); before lowering it becomes three kernels over blocks of the scanned
 axis. A line of ``n`` elements is cut into about ``sqrt(n)`` blocks (fewer when there are
 many independent lines, so that there are about 4096 blocks in all): each block's total
 (one thread per block), the exclusive scan of those totals along each line (one thread per
 line), and the scan within each block starting from its block's offset (one thread per
-block). That is about ``2n`` reads and ``n`` writes, spread over all cores (cpu) or
-threads (opengl). With many lines (static shapes) it is a single serial loop per line.
-Float sums add in a different order than numpy's serial loop: the error stays within a
-float32 sum's usual bound (about ``n * eps * sum(|x|)`` at worst).
+block). That is about ``2n`` reads and ``2n`` writes (the output buffer is zeroed when it
+is made), spread over all cores (cpu) or threads (opengl). With many lines (static
+shapes) it is a single serial loop per line. Float sums add in a different order than
+numpy's serial loop: the error stays within a float32 sum's usual bound (about
+``n * eps * sum(|x|)`` at worst).
 """
 
 from __future__ import annotations
@@ -84,6 +87,8 @@ def cumprod(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -
 def cummax(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
     """Running maximum along ``axis`` (``np.maximum.accumulate``); exclusive starts from
     -inf (float) or the dtype's smallest value. A NaN propagates from where it appears.
+    Same arguments as ``prefix_sum``. Differentiable: each output's gradient goes to the
+    element its maximum came from (the latest in scan order among ties, as ``torch.cummax``).
 
     Example: ``tf.cummax(x)`` with x = [1, 3, 2, 5] gives [1, 3, 3, 5].
     """
@@ -93,6 +98,7 @@ def cummax(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) ->
 def cummin(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
     """Running minimum along ``axis`` (``np.minimum.accumulate``); exclusive starts from
     +inf (float) or the dtype's largest value. A NaN propagates from where it appears.
+    Same arguments and gradient rule as ``cummax``.
 
     Example: ``tf.cummin(x)`` with x = [4, 2, 3, 1] gives [4, 2, 2, 1].
     """
