@@ -56,6 +56,7 @@ from .ir.errors import (
     TraceError,
 )
 from .lib import random
+from .lib.scan import cummax, cummin, cumprod, cumsum, prefix_sum, segmented_prefix_sum
 from .nn import Module, Parameter, ParameterArray, clipping, optimizers, regularizers
 from .program import TensorProgram, compile
 from .runtime import TensorMemory, allocated_memory, from_dlpack, tensor, unused_allocated_memory
@@ -67,7 +68,6 @@ from .tracing.algorithms import (
     mean,
     merge_dim,
     norm,
-    prefix_sum,
     prod,
     repeat,
     reshape,
@@ -213,4 +213,5 @@ __all__ = [
     "is_mouse_button_pressed", "is_key_pressed", "render_frame", "MOUSE_BUTTON_0", "MOUSE_BUTTON_1",
     "MOUSE_BUTTON_2", *KEYS, "imgui", "imgui_begin", "imgui_end", "imgui_text", "imgui_slider", "imgui_button",
     "imgui_checkbox", "imgui_plotlines", "random",
+    "cumsum", "cumprod", "cummax", "cummin", "segmented_prefix_sum",
 ]

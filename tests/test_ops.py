@@ -273,6 +273,7 @@ STRUCTURAL_COVERAGE = {
     "free": "test_fusion", "readback": "test_control_flow", "region": "test_control_flow",
     "grad": "test_autodiff", "detach": "test_autodiff", "pass_grad": "test_autodiff",
     "custom_grad": "compat/test_compat_custom",
+    "prefix_prod": "test_scan", "prefix_max": "test_scan", "prefix_min": "test_scan",
 }
 
 

@@ -24,6 +24,8 @@ PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
 PARALLEL_THRESHOLD = 8192  # grid elements below which a kernel runs on one thread
 PARALLEL_THRESHOLD_LOOPS = 64  # ... when each element runs a loop
 ROW_CHUNK = 4096  # elements of a 1-D grid a thread runs as one vectorizable row
+ROW_CHUNK_LOOPS = 32  # ... when each element runs a loop (one lane tile): a few thousand such elements
+# (a blocked scan's blocks) must still spread over every core
 TILED_COST = 3  # g++ spends about 3x the time per character on a tiled kernel (unrolled tiles)
 
 
@@ -177,10 +179,11 @@ class CppProgram:
         threshold = PARALLEL_THRESHOLD_LOOPS if has_loops else PARALLEL_THRESHOLD
         total = " * ".join(f"(long long)({d})" for d in dims)
         if rank == 1:
-            chunks = f"({dims[0]} + {ROW_CHUNK - 1}) / {ROW_CHUNK}"
+            chunk = ROW_CHUNK_LOOPS if has_loops else ROW_CHUNK
+            chunks = f"({dims[0]} + {chunk - 1}) / {chunk}"
             loops = [f"for (int32_t tf_chunk = 0; tf_chunk < {chunks}; tf_chunk++)",
-                     f"    {name}_rows({', '.join(args)}, tf_chunk * {ROW_CHUNK}, "
-                     f"tf_min_index({dims[0]}, (tf_chunk + 1) * {ROW_CHUNK}));"]
+                     f"    {name}_rows({', '.join(args)}, tf_chunk * {chunk}, "
+                     f"tf_min_index({dims[0]}, (tf_chunk + 1) * {chunk}));"]
             pragma = "#pragma omp parallel for schedule(static)"
         else:
             loops = []

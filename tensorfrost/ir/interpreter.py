@@ -247,7 +247,14 @@ def _reduce(interp: Interpreter, node: Node):
 
 def _scan(interp: Interpreter, node: Node):
     x = interp.full(node.args[0])
-    return np.cumsum(x, axis=node.attrs["axis"], dtype=x.dtype)
+    axis = node.attrs["axis"]
+    if node.attrs.get("reverse"):
+        x = np.flip(x, axis)
+    out = node.op.ref(x, axis=axis, dtype=x.dtype)
+    if node.attrs.get("exclusive"):
+        first = np.full_like(np.take(out, [0], axis=axis), node.op.identity[node.dtype.kind])
+        out = np.concatenate([first, np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
+    return np.flip(out, axis) if node.attrs.get("reverse") else out
 
 
 def _take_clamped(x, count: int, axis: int):

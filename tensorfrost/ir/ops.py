@@ -79,8 +79,16 @@ _REDUCTIONS = {
 for _name, (_combine, _ident, _ref) in _REDUCTIONS.items():
     register(Op(_name, REDUCTION, 1, combine=_combine, identity=_ident, ref=_ref, cost=4.0,
                 doc=f"combine axis attrs['axis'] with {_combine}; the axis is dropped"))
-register(Op("prefix_sum", SCAN, 1, combine="add", identity=_identity(0.0, 0, 0, False), cost=4.0,
-            ref=np.cumsum, doc="inclusive prefix sum along attrs['axis']"))
+_SCANS = {
+    "prefix_sum": ("add", np.add, _REDUCTIONS["reduce_sum"][1]),
+    "prefix_prod": ("mul", np.multiply, _REDUCTIONS["reduce_prod"][1]),
+    "prefix_max": ("max", np.maximum, _REDUCTIONS["reduce_max"][1]),
+    "prefix_min": ("min", np.minimum, _REDUCTIONS["reduce_min"][1]),
+}
+for _name, (_combine, _ufunc, _ident) in _SCANS.items():
+    register(Op(_name, SCAN, 1, combine=_combine, identity=_ident, cost=4.0, ref=_ufunc.accumulate,
+                doc=f"running {_combine} along attrs['axis']; attrs 'exclusive' (each element gets the "
+                    "elements before it, the first the identity) and 'reverse' (from the end)"))
 
 # Views: the output element at index I is the input element at index f(I).
 register(Op("transpose", VIEW, 1, doc="swap axes attrs['dim1'] and attrs['dim2']"))

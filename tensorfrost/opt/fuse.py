@@ -180,11 +180,19 @@ class _Fusion:
             variable = declaration.node
             start = items.index(declaration)
             user = next((k for k in range(start + 1, len(items)) if items[k].node.uses(variable)), None)
-            if user is None or items[user].kind != "device" or not shapes_equal(items[user].shape, variable.shape):
+            if user is None or items[user].kind != "device" or not shapes_equal(items[user].shape, variable.shape) \
+                    or not self._own_place_only(items[user], variable):
                 continue
             self.deferred.add(variable)
             items.insert(user - 1, items.pop(start))
         return items
+
+    def _own_place_only(self, item, variable: Node) -> bool:
+        """True if ``item`` touches ``variable`` only at each element's own place. A scatter
+        (or a store or load at other indices) must not share a kernel with the zeroing of
+        its target: an element would zero a place another element already added to."""
+        reads, writes, _, _ = self._accesses(item.node, item.shape)
+        return reads.get(variable, set()) | writes.get(variable, set()) <= {"id"}
 
     def _fused_shape(self, node: Node, body: list):
         """The kernel shape a loop/if can run inside, or None if it must stay on the host.

@@ -1,9 +1,9 @@
 """Lowering: algorithmic ops become loops, views become index remaps, broadcasts explicit.
 
 Guarantees afterwards:
-- no reduction, scan, matmul or view nodes remain: reductions and matmuls are a variable
-  updated in a loop, scans also store into a buffer; views are loads (or recomputed
-  producers) at remapped indices;
+- no reduction, matmul or view nodes remain (scans were expanded before, by
+  ``expand_scans``): reductions and matmuls are a variable updated in a loop; views are
+  loads (or recomputed producers) at remapped indices;
 - every operand of an elementwise op, and every value and index operand of a load,
   store, scatter or set, has exactly the shape of that node or is a scalar;
 - every load reads memory (an input, a buffer, or a mutable node); loads of computed
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, Scope, users_map
-from ..ir.ops import DIM_ID, ELEMENTWISE, IF, LOAD, MATMUL, OPS, REDUCTION, SCAN, SET, STORE, VIEW
+from ..ir.ops import DIM_ID, ELEMENTWISE, IF, LOAD, MATMUL, OPS, REDUCTION, SET, STORE, VIEW
 from ..ir.shapes import shapes_equal, static_value
 from .analysis import MutationInfo, is_memory
 from .reindex import Reindexer
@@ -44,8 +44,6 @@ class _Lowering:
         kind = node.op.kind
         if kind == REDUCTION:
             return self.conform(self.reduction(node), node)
-        if kind == SCAN:
-            return self.scan(node)
         if kind == MATMUL:
             return self.conform(self.matmul(node), node)
         if kind == VIEW:
@@ -132,21 +130,6 @@ class _Lowering:
             term = self.rx.value_at(x, grid[:axis] + [self.b.const(k, dt.int32)] + grid[axis:])
             result = term if result is None else self.b.elementwise(node.op.combine, [result, term])
         return result
-
-    def scan(self, node: Node) -> Node:
-        x = node.args[0]
-        axis = node.attrs["axis"]
-        out = self.variable(0, node.dtype, node.shape)
-        rows = x.shape[:axis] + x.shape[axis + 1:] or (self.b.const(1, dt.int32),)
-        acc = self.variable(self.identity(node), node.dtype, rows)
-        grid = self.rx.grid(rows) if x.rank > 1 else []
-        loop = self.counted_loop(x.shape[axis])
-        with self.b.inside(loop.body):
-            index = grid[:axis] + [loop] + grid[axis:]
-            self.accumulate(acc, node.op.combine, self.rx.value_at(x, index))
-            shape = self.b.broadcast([i.shape for i in index] + [acc.shape], "prefix_sum")
-            self.b.make("store", [out, acc, *index], shape=shape)
-        return out
 
     def matmul(self, node: Node) -> Node:
         a, b = node.args

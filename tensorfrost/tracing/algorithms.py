@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.builder import current
-from ..ir.errors import ShapeError, user_location
+from ..ir.errors import ArgumentError, ShapeError, user_location
 from ..ir.node import Node
 from ..ir.shapes import describe_shape, dims_equal, normalize_axis, static_value
 from .tensor import Tensor, apply, node_of
@@ -73,16 +73,27 @@ def all(x, axis: int = -1) -> Tensor:  # noqa: A001
     return _reduce("reduce_all", x, axis, dt.bool1)
 
 
-def prefix_sum(x, axis: int = -1) -> Tensor:
-    """Inclusive running sum along ``axis`` (numpy's cumsum); the shape is unchanged."""
+def scan(op_name: str, x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """A scan node (``prefix_sum``, ``prefix_prod``, ``prefix_max``, ``prefix_min``) along
+    ``axis``; the shape is unchanged. ``tensorfrost.lib.scan`` documents them."""
     builder = current()
     node = node_of(x)
+    name = op_name if op_name == "prefix_sum" else "cum" + op_name[7:]
     if node.rank == 0:
-        raise ShapeError("prefix_sum: cannot scan a scalar", user_location())
-    axis = normalize_axis(axis, node.rank, "prefix_sum axis")
+        raise ShapeError(f"{name}: cannot scan a scalar (rank 0)", user_location())
+    for flag, value in (("exclusive", exclusive), ("reverse", reverse)):
+        if not isinstance(value, bool):
+            raise ArgumentError(f"{name}: {flag} must be True or False, got {value!r}", user_location())
+    axis = normalize_axis(axis, node.rank, f"{name} axis")
     if node.dtype.is_bool:
         node = builder.cast(node, dt.int32)
-    return Tensor(builder.make("prefix_sum", [node], attrs={"axis": axis}, dtype=node.dtype, shape=node.shape))
+    attrs = {"axis": axis, "exclusive": exclusive, "reverse": reverse}
+    return Tensor(builder.make(op_name, [node], attrs=attrs, dtype=node.dtype, shape=node.shape))
+
+
+def prefix_sum(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """Running sum along ``axis`` (numpy's cumsum); see ``tensorfrost.lib.scan.prefix_sum``."""
+    return scan("prefix_sum", x, axis, exclusive, reverse)
 
 
 def dot(a, b, axis: int = -1) -> Tensor:

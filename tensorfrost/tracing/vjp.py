@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..ir.errors import TraceError
 from ..ir.op_rules import Op
 from . import algorithms as alg
+from . import api, mathfn
 from .tensor import Tensor
 
 
@@ -40,8 +41,35 @@ def _vjp_extreme(ad, g):
 
 
 def _vjp_prefix_sum(ad, g):
-    axis = ad.node.attrs["axis"]
-    return [alg.reverse(alg.prefix_sum(alg.reverse(g, axis), axis), axis)]
+    """The transpose of a scan is the same scan in the other direction."""
+    attrs = ad.node.attrs
+    return [alg.prefix_sum(g, attrs["axis"], attrs.get("exclusive", False), not attrs.get("reverse", False))]
+
+
+def _vjp_prefix_prod(ad, g):
+    """y[j] is a product of x[i] over the i that scan j covers: dy[j]/dx[i] = y[j] / x[i]
+    (undefined where x[i] == 0)."""
+    attrs = ad.node.attrs
+    spread = alg.prefix_sum(g * ad.y, attrs["axis"], attrs.get("exclusive", False), not attrs.get("reverse", False))
+    return [spread / ad.x(0)]
+
+
+def _vjp_prefix_extreme(ad, g):
+    """Each output's gradient goes to the element its running max (min) came from: the
+    latest in scan order among ties, as torch's cummax picks it."""
+    attrs = ad.node.attrs
+    axis, exclusive, reverse = attrs["axis"], attrs.get("exclusive", False), attrs.get("reverse", False)
+    x = ad.x(0)
+    n = x.shape[axis]
+    inclusive = ad.y if not exclusive else alg.scan(ad.node.op.name, x, axis, False, reverse)
+    grid = list(api.indices(x.shape))
+    order = n - 1 - grid[axis] if reverse else grid[axis]  # position in scan order
+    source = alg.scan("prefix_max", mathfn.select(x == inclusive, order, -1), axis, exclusive, reverse)
+    g = mathfn.select(source >= 0, g, 0.0)  # an exclusive scan's first output has no source
+    grid[axis] = n - 1 - source if reverse else source
+    grad = api.zeros(x.shape)
+    api.scatterAdd(grad[tuple(grid)], g)
+    return [grad]
 
 
 def _vjp_matmul(ad, g):
@@ -91,6 +119,9 @@ _STRUCTURAL = {
     "reduce_max": _vjp_extreme,
     "reduce_min": _vjp_extreme,
     "prefix_sum": _vjp_prefix_sum,
+    "prefix_prod": _vjp_prefix_prod,
+    "prefix_max": _vjp_prefix_extreme,
+    "prefix_min": _vjp_prefix_extreme,
     "transpose": lambda ad, g: [alg.transpose(g, ad.node.attrs["dim1"], ad.node.attrs["dim2"])],
     "unsqueeze": lambda ad, g: [alg.squeeze(g, ad.node.attrs["axis"])],
     "squeeze": lambda ad, g: [alg.unsqueeze(g, ad.node.attrs["axis"])],

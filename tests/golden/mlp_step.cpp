@@ -271,11 +271,11 @@ static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict b
 void mlp_step_k2(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict loss_21, const int32_t x_shape0_4, const float v_22) {
     if ((long long)(1) >= 64) {
         #pragma omp parallel for schedule(static)
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 4095) / 4096; tf_chunk++)
-            mlp_step_k2_rows(buf_13, y_20, loss_21, x_shape0_4, v_22, tf_chunk * 4096, tf_min_index(1, (tf_chunk + 1) * 4096));
+        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
+            mlp_step_k2_rows(buf_13, y_20, loss_21, x_shape0_4, v_22, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
     } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 4095) / 4096; tf_chunk++)
-            mlp_step_k2_rows(buf_13, y_20, loss_21, x_shape0_4, v_22, tf_chunk * 4096, tf_min_index(1, (tf_chunk + 1) * 4096));
+        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
+            mlp_step_k2_rows(buf_13, y_20, loss_21, x_shape0_4, v_22, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
     }
 }
 static __attribute__((noinline)) void mlp_step_k3_rows(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict buf_55, const int32_t x_shape0_4, const float v_56, const int32_t i0) {

@@ -84,11 +84,11 @@ static __attribute__((noinline)) void qr_k3_rows(const float* __restrict A_copy_
 void qr_k3(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8) {
     if ((long long)(1) >= 64) {
         #pragma omp parallel for schedule(static)
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 4095) / 4096; tf_chunk++)
-            qr_k3_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_8, tf_chunk * 4096, tf_min_index(1, (tf_chunk + 1) * 4096));
+        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
+            qr_k3_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_8, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
     } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 4095) / 4096; tf_chunk++)
-            qr_k3_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_8, tf_chunk * 4096, tf_min_index(1, (tf_chunk + 1) * 4096));
+        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
+            qr_k3_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_8, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
     }
 }
 static __attribute__((noinline)) void qr_k4_rows(const float* __restrict A_copy_5, const float* __restrict R_3, float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t tf_start, const int32_t tf_stop) {
@@ -131,11 +131,11 @@ static __attribute__((noinline)) void qr_k5_rows(const float* __restrict Q_0, co
 void qr_k5(const float* __restrict Q_0, const float* __restrict A_copy_5, float* __restrict R_3, const int32_t v_19, const int32_t v_20, const int32_t v_21, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8) {
     if ((long long)(v_19) >= 64) {
         #pragma omp parallel for schedule(static)
-        for (int32_t tf_chunk = 0; tf_chunk < (v_19 + 4095) / 4096; tf_chunk++)
-            qr_k5_rows(Q_0, A_copy_5, R_3, v_19, v_20, v_21, A_shape0_1, A_shape1_2, v_8, tf_chunk * 4096, tf_min_index(v_19, (tf_chunk + 1) * 4096));
+        for (int32_t tf_chunk = 0; tf_chunk < (v_19 + 31) / 32; tf_chunk++)
+            qr_k5_rows(Q_0, A_copy_5, R_3, v_19, v_20, v_21, A_shape0_1, A_shape1_2, v_8, tf_chunk * 32, tf_min_index(v_19, (tf_chunk + 1) * 32));
     } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (v_19 + 4095) / 4096; tf_chunk++)
-            qr_k5_rows(Q_0, A_copy_5, R_3, v_19, v_20, v_21, A_shape0_1, A_shape1_2, v_8, tf_chunk * 4096, tf_min_index(v_19, (tf_chunk + 1) * 4096));
+        for (int32_t tf_chunk = 0; tf_chunk < (v_19 + 31) / 32; tf_chunk++)
+            qr_k5_rows(Q_0, A_copy_5, R_3, v_19, v_20, v_21, A_shape0_1, A_shape1_2, v_8, tf_chunk * 32, tf_min_index(v_19, (tf_chunk + 1) * 32));
     }
 }
 static __attribute__((noinline)) void qr_k6_rows(float* __restrict A_copy_5, const float* __restrict Q_0, const float* __restrict R_3, const int32_t v_21, const int32_t v_19, const int32_t v_20, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t i0) {
@@ -193,11 +193,11 @@ static __attribute__((noinline)) void qr_k7_rows(const float* __restrict A_copy_
 void qr_k7(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35) {
     if ((long long)(1) >= 64) {
         #pragma omp parallel for schedule(static)
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 4095) / 4096; tf_chunk++)
-            qr_k7_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35, tf_chunk * 4096, tf_min_index(1, (tf_chunk + 1) * 4096));
+        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
+            qr_k7_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
     } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 4095) / 4096; tf_chunk++)
-            qr_k7_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35, tf_chunk * 4096, tf_min_index(1, (tf_chunk + 1) * 4096));
+        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
+            qr_k7_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
     }
 }
 static __attribute__((noinline)) void qr_k8_rows(const float* __restrict A_copy_5, const float* __restrict R_3, float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35, const int32_t tf_start, const int32_t tf_stop) {
