@@ -1,4 +1,23 @@
-"""Linear algebra as tensor programs."""
+"""Linear algebra inside tensor programs (``tf.linalg``), batched along leading axes.
+
+Every function takes float32 matrices of shape [..., m, n] (the leading axes are a batch,
+sizes may be known only when the program runs) and returns tensors of the program, so it
+fuses with the code around it and works in ``tf.compile`` and ``@tf.kernel_program`` on
+every backend::
+
+    def program():
+        A = tf.input([-1, -1, -1], tf.float32)      # a batch of matrices
+        b = tf.input([-1, -1], tf.float32)          # one right-hand side per matrix
+        x = tf.linalg.solve(A, b)
+        L = tf.linalg.cholesky(A @ tf.transpose(A) + 1.0)
+        return [x, L]
+
+Names follow numpy (``np.linalg``) and scipy (``lu``, ``lu_factor``, ``triangular_solve``
+as ``solve_triangular``). Results match numpy's conventions: ``eigh`` gives ascending
+eigenvalues and eigenvectors as columns, ``svd`` descending singular values and ``Vh``
+(``full_matrices=False``). Gradients come from automatic differentiation through the
+algorithms' loops.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +25,9 @@ from ..tracing import algorithms as alg
 from ..tracing.api import index, index_grid, loop, zeros
 from ..tracing.mathfn import copy
 from ..tracing.tensor import Tensor
+from .linalg_factor import cholesky, det, inv, lu, lu_factor, slogdet, solve, triangular_solve
+
+__all__ = ["cholesky", "det", "inv", "lu", "lu_factor", "qr", "slogdet", "solve", "triangular_solve"]
 
 
 def qr(a: Tensor) -> tuple[Tensor, Tensor]:
