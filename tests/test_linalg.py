@@ -196,6 +196,90 @@ def test_kernel_program_front_end(backend, rng):
     _assert_close(got, want, np.einsum("bij,bjk->bik", a64, a64))
 
 
+# -- eigen and singular value decompositions -----------------------------------------------------------
+
+
+def _symmetric(rng, shape):
+    x = rng.standard_normal(shape)
+    return ((x + np.swapaxes(x, -1, -2)) / 2).astype(np.float32)
+
+
+def _eigh_program():
+    def program():
+        single = tf.input([-1, -1], tf.float32)
+        stack = tf.input([-1, -1, -1], tf.float32)
+        return [*linalg.eigh(single), *linalg.eigh(stack)]
+    return tf.compile(program)
+
+
+def _check_eigh(a, w, v):
+    """Against np.linalg.eigvalsh: Jacobi takes each entry through about n rotations a sweep,
+    each adding eps |A| of rounding, so errors reach a few n eps |A| (1e-4 at n = 64)."""
+    a64 = a.astype(np.float64)
+    n = a.shape[-1]
+    norm = max(float(np.max(np.abs(np.linalg.eigvalsh(a64)))), 1.0)
+    tolerance = 4 * n * EPS32 * norm
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(a64), atol=tolerance)
+    assert np.all(np.diff(w, axis=-1) >= 0)
+    residual = a64 @ v - v * w[..., None, :]
+    assert np.max(np.abs(residual)) <= tolerance
+    np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, np.broadcast_to(np.eye(n), a.shape), atol=4 * n * EPS32)
+
+
+def test_eigh_matches_numpy(backend, rng):
+    prog = _eigh_program()
+    for n in SIZES:
+        a, stack = _symmetric(rng, (n, n)), _symmetric(rng, (3, n, n))
+        w, v, stack_w, stack_v = (t.numpy for t in prog(a, stack))
+        _check_eigh(a, w, v)
+        _check_eigh(stack, stack_w, stack_v)
+
+
+def test_eigh_of_repeated_and_diagonal_eigenvalues(backend, rng):
+    q, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+    repeated = (q @ np.diag([2.0, -1.0, 2.0, 2.0, 0.5]) @ q.T).astype(np.float32)
+    diagonal = np.diag([3.0, -2.0, 3.0, 0.0, 1.0]).astype(np.float32)[None]  # ties sort in index order
+    w, v, stack_w, stack_v = (t.numpy for t in _eigh_program()(repeated, diagonal))
+    _check_eigh(repeated, w, v)
+    _check_eigh(diagonal, stack_w, stack_v)
+    np.testing.assert_array_equal(stack_w[0], [-2.0, 0.0, 1.0, 3.0, 3.0])
+    np.testing.assert_array_equal(np.abs(stack_v[0][:, 3:]), np.eye(5)[:, [0, 2]])
+
+
+def _check_svd(a, u, s, vh, orthonormal=True):
+    """Against np.linalg.svd: one-sided Jacobi in float32, errors of a few n eps |A| as for eigh."""
+    a64 = a.astype(np.float64)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    assert u.shape == a.shape[:-2] + (m, k) and s.shape == a.shape[:-2] + (k,) and vh.shape == a.shape[:-2] + (k, n)
+    want = np.linalg.svd(a64, compute_uv=False)
+    tolerance = 4 * max(m, n) * EPS32 * max(float(np.max(want)), 1.0)
+    np.testing.assert_allclose(s, want, atol=tolerance)
+    np.testing.assert_allclose((u * s[..., None, :]) @ vh, a64, atol=tolerance)
+    if orthonormal:
+        eye = np.broadcast_to(np.eye(k), a.shape[:-2] + (k, k))
+        np.testing.assert_allclose(np.swapaxes(u, -1, -2) @ u, eye, atol=4 * max(m, n) * EPS32)
+        np.testing.assert_allclose(vh @ np.swapaxes(vh, -1, -2), eye, atol=4 * max(m, n) * EPS32)
+
+
+def test_svd_matches_numpy(backend, rng):
+    def program():
+        single = tf.input([-1, -1], tf.float32)
+        stack = tf.input([-1, -1, -1], tf.float32)
+        return [*linalg.svd(single), *linalg.svd(stack)]
+    prog = tf.compile(program)
+    for m, n in [(1, 1), (3, 3), (17, 5), (5, 17), (64, 64)]:
+        a = rng.standard_normal((m, n)).astype(np.float32)
+        stack = rng.standard_normal((2, m, n)).astype(np.float32)
+        u, s, vh, stack_u, stack_s, stack_vh = (t.numpy for t in prog(a, stack))
+        _check_svd(a, u, s, vh)
+        _check_svd(stack, stack_u, stack_s, stack_vh)
+    # Rank 2 of 6 x 4: two singular values at rounding level (their vectors are noise).
+    low_rank = (rng.standard_normal((6, 2)) @ rng.standard_normal((2, 4))).astype(np.float32)
+    u, s, vh, *_ = (t.numpy for t in prog(low_rank, low_rank[None]))
+    _check_svd(low_rank, u, s, vh, orthonormal=False)
+
+
 # -- gradients -----------------------------------------------------------------------------------------
 
 

@@ -25,9 +25,10 @@ from ..tracing import algorithms as alg
 from ..tracing.api import index, index_grid, loop, zeros
 from ..tracing.mathfn import copy
 from ..tracing.tensor import Tensor
+from .linalg_eig import eigh, svd
 from .linalg_factor import cholesky, det, inv, lu, lu_factor, slogdet, solve, triangular_solve
 
-__all__ = ["cholesky", "det", "inv", "lu", "lu_factor", "qr", "slogdet", "solve", "triangular_solve"]
+__all__ = ["cholesky", "det", "eigh", "inv", "lu", "lu_factor", "qr", "slogdet", "solve", "svd", "triangular_solve"]
 
 
 def qr(a: Tensor) -> tuple[Tensor, Tensor]:
