@@ -43,25 +43,30 @@ def _factor_diagonal_block(w: Tensor, count, j0, size) -> None:
             w[b, j0 + i, col] = s / d
 
 
-def _solve_panel(w: Tensor, count, n, j0, size) -> None:
-    """The rows below the diagonal block: X L11^T = A21, one thread per row, in place."""
-    b, i = index_grid([0, j0 + size], [count, n])
-    with loop(size) as j:
-        s = copy(w[b, i, j0 + j])
-        with loop(j) as k:
-            s.val = s - w[b, i, j0 + k] * w[b, j0 + j, j0 + k]
-        w[b, i, j0 + j] = s / w[b, j0 + j, j0 + j]
-
-
-def _update_trailing(w: Tensor, count, n, j0, size) -> None:
-    """A22 -= L21 L21^T, the O(n^3) part: the panel is first copied to a buffer of its own
-    so that the update kernel reads it with unit stride and no index clamping."""
+def _solve_panel(w: Tensor, count, n, j0, size) -> Tensor:
+    """The rows below the diagonal block: X L11^T = A21. Solved in a transposed copy
+    [B, size, rows] (returned), so that the threads, one per row, read and write
+    consecutive addresses; the result is written back into ``w``."""
     rows = n - j0 - size
-    panel = zeros([count, rows, size])
-    b, i, k = indices([count, rows, size])
-    panel[b, i, k] = w[b, j0 + size + i, j0 + k]
+    panel = zeros([count, size, rows])
+    b, k, i = indices([count, size, rows])
+    panel[b, k, i] = w[b, j0 + size + i, j0 + k]
+    b, i = indices([count, rows])
+    with loop(size) as j:
+        s = copy(panel[b, j, i])
+        with loop(j) as k:
+            s.val = s - panel[b, k, i] * w[b, j0 + j, j0 + k]
+        panel[b, j, i] = s / w[b, j0 + j, j0 + j]
+    b, k, i = indices([count, size, rows])
+    w[b, j0 + size + i, j0 + k] = panel
+    return panel
+
+
+def _update_trailing(w: Tensor, panel: Tensor, count, n, j0, size) -> None:
+    """A22 -= L21 L21^T, the O(n^3) part, from the transposed panel (unit-stride reads)."""
+    rows = n - j0 - size
     b, i, c, k = indices([count, rows, rows, size])
-    update = alg.sum(panel[b, i, k] * panel[b, c, k], axis=3)
+    update = alg.sum(panel[b, k, i] * panel[b, k, c], axis=3)
     b, i, c = indices([count, rows, rows])
     w[b, j0 + size + i, j0 + size + c] -= update
 
@@ -74,8 +79,8 @@ def _cholesky3(a: Tensor, count, n) -> Tensor:
         j0 = block * CHOLESKY_BLOCK
         size = minimum(n - j0, CHOLESKY_BLOCK)
         _factor_diagonal_block(w, count, j0, size)
-        _solve_panel(w, count, n, j0, size)
-        _update_trailing(w, count, n, j0, size)
+        panel = _solve_panel(w, count, n, j0, size)
+        _update_trailing(w, panel, count, n, j0, size)
     _, i, k = indices([count, n, n])
     return select(i >= k, w, 0.0)
 
