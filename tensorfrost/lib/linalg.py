@@ -15,8 +15,13 @@ every backend::
 Names follow numpy (``np.linalg``) and scipy (``lu``, ``lu_factor``, ``triangular_solve``
 as ``solve_triangular``). Results match numpy's conventions: ``eigh`` gives ascending
 eigenvalues and eigenvectors as columns, ``svd`` descending singular values and ``Vh``
-(``full_matrices=False``). Gradients come from automatic differentiation through the
-algorithms' loops.
+(``full_matrices=False``).
+
+``tf.grad`` differentiates ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``,
+``triangular_solve`` and ``eigh`` through the closed forms of their derivatives (first
+order; see ``linalg_grad``), at the cost of one extra inverse (or a few matrix products)
+per call when a gradient is asked for and none otherwise. ``lu``, ``lu_factor``, ``svd``
+and ``qr`` are not differentiable (``tf.grad`` through them raises an error).
 """
 
 from __future__ import annotations

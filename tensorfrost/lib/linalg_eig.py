@@ -17,6 +17,7 @@ from ..tracing.mathfn import max as maximum
 from ..tracing.mathfn import min as minimum
 from ..tracing.tensor import Tensor
 from .linalg_batch import Stack, require_square
+from .linalg_grad import differentiable, eigh_surrogates
 
 MAX_SWEEPS = 30
 _EPS = 2.0 ** -23  # float32 machine epsilon
@@ -129,7 +130,8 @@ def eigh(a) -> tuple[Tensor, Tensor]:
     ``a @ v[..., :, i] == w[..., i] * v[..., :, i]``.
 
     ``a``: float32 [..., n, n], symmetric (both triangles are read; the cyclic Jacobi
-    method, accurate to float32 rounding). Returns ``w`` float32 [..., n], ascending, and
+    method, accurate to float32 rounding; differentiable where the eigenvalues are
+    distinct, treating ``a`` as symmetric). Returns ``w`` float32 [..., n], ascending, and
     ``v`` float32 [..., n, n] with orthonormal eigenvectors as columns (each column's sign,
     and the basis of a repeated eigenvalue's space, may differ from numpy's)::
 
@@ -137,8 +139,10 @@ def eigh(a) -> tuple[Tensor, Tensor]:
     """
     stack = Stack(a, "tf.linalg.eigh: a")
     require_square(stack, "tf.linalg.eigh")
-    n = stack.rows
-    values, vectors = _eigh3(stack.values, stack.count, n)
+    a, n = stack.values, stack.rows
+    values, vectors = _eigh3(a.detach_grad(), stack.count, n)
+    value_surrogate, vector_surrogate = eigh_surrogates(a, values, vectors)
+    values, vectors = differentiable(values, value_surrogate), differentiable(vectors, vector_surrogate)
     return stack.restore(values, [n]), stack.restore(vectors, [n, n])
 
 

@@ -52,3 +52,16 @@ def solve_surrogate(a: Tensor, rhs: Tensor, x: Tensor, a_inverse: Tensor) -> Ten
 def logdet_surrogate(a: Tensor, a_inverse: Tensor) -> Tensor:
     """``d log|det A| = trace(A^-1 dA)``, per matrix [B]."""
     return alg.sum(alg.sum(transposed(a_inverse) * a, axis=2), axis=1)
+
+
+def eigh_surrogates(a: Tensor, values: Tensor, vectors: Tensor) -> tuple[Tensor, Tensor]:
+    """``dw_i = v_i^T dA v_i`` and ``dV = V (F o (V^T dA V))`` with ``F_ij = 1 / (w_j - w_i)``
+    off the diagonal (0 where eigenvalues are equal: their vectors are not differentiable)."""
+    rotated = transposed(vectors) @ a @ vectors
+    b, j = indices(values.shape)
+    value_surrogate = rotated[b, j, j]
+    b, i, k = indices(rotated.shape)
+    gap = values[b, k] - values[b, i]
+    equal = gap == 0.0
+    # Divide by 1 where the gap is 0, so that the gradient of the discarded quotient is 0, not NaN.
+    return value_surrogate, vectors @ select(equal, 0.0, rotated / select(equal, 1.0, gap))
