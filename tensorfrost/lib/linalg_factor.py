@@ -1,7 +1,7 @@
 """Factorisations and solvers of ``tf.linalg``: cholesky, lu, triangular_solve, solve, inv,
-det, slogdet. Each is a host loop over the columns that dispatches a few kernels per
-column, every kernel covering the whole batch, so a stack of matrices costs the same
-number of kernels as one matrix."""
+det, slogdet. Each is a host loop over the columns (LU, substitution) or over panels of
+columns (Cholesky) that dispatches a few kernels per step, every kernel covering the whole
+batch, so a stack of matrices costs the same number of kernels as one matrix."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ CHOLESKY_BLOCK = 64  # columns per panel: the trailing update's dot products are
 
 
 def _factor_diagonal_block(w: Tensor, count, j0, size) -> None:
-    """Cholesky of the ``size`` x ``size`` block at (j0, j0), in place: one thread per
-    matrix runs the small serial factorisation (size^3 / 6 multiply-adds)."""
+    """Cholesky of the ``size`` x ``size`` block at (j0, j0), in place: a host loop over its
+    columns, each a few small kernels (size^3 / 6 multiply-adds in all)."""
     b, = indices([count])
     with loop(size) as j:
         col = j0 + j
@@ -44,9 +44,9 @@ def _factor_diagonal_block(w: Tensor, count, j0, size) -> None:
 
 
 def _solve_panel(w: Tensor, count, n, j0, size) -> Tensor:
-    """The rows below the diagonal block: X L11^T = A21. Solved in a transposed copy
-    [B, size, rows] (returned), so that the threads, one per row, read and write
-    consecutive addresses; the result is written back into ``w``."""
+    """The rows below the diagonal block: X L11^T = A21, a host loop over the block's
+    columns. Solved in a transposed copy [B, size, rows] (returned), so that the threads,
+    one per row, read and write consecutive addresses; the result is written back."""
     rows = n - j0 - size
     panel = zeros([count, size, rows])
     b, k, i = indices([count, size, rows])
@@ -73,7 +73,7 @@ def _update_trailing(w: Tensor, panel: Tensor, count, n, j0, size) -> None:
 
 def _cholesky3(a: Tensor, count, n) -> Tensor:
     """Lower Cholesky factor of a [B, n, n] stack: right-looking and blocked, a host loop
-    over panels of CHOLESKY_BLOCK columns with three or four kernels each."""
+    over panels of CHOLESKY_BLOCK columns; the O(n^3) work is one kernel per panel."""
     w = copy(a)
     with loop((n + CHOLESKY_BLOCK - 1) // CHOLESKY_BLOCK) as block:
         j0 = block * CHOLESKY_BLOCK
