@@ -101,6 +101,18 @@ def test_lu_of_a_singular_matrix_has_no_nan(backend):
     assert d[0] == 0.0 and sign[0] == 0.0 and logdet[0] == -np.inf
 
 
+def test_empty_matrices_as_numpy(backend):
+    def program():
+        a, b = tf.input([-1, -1], tf.float32), tf.input([-1], tf.float32)
+        sign, logdet = linalg.slogdet(a)
+        return [linalg.cholesky(a), linalg.solve(a, b), linalg.det(a), sign, logdet]
+    low, x, d, sign, logdet = (t.numpy for t in tf.compile(program)(np.zeros((0, 0), np.float32),
+                                                                      np.zeros(0, np.float32)))
+    assert low.shape == (0, 0) and x.shape == (0,)
+    want_sign, want_logdet = np.linalg.slogdet(np.zeros((0, 0)))
+    assert (d[0], sign[0], logdet[0]) == (np.linalg.det(np.zeros((0, 0))), want_sign, want_logdet)
+
+
 # -- solvers and determinants --------------------------------------------------------------------------
 
 
