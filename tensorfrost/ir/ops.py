@@ -133,5 +133,5 @@ from . import ops_math  # noqa: E402,F401 (registers them)
     "const", "dim_id", "input", "input_dim", "load", "store", "set", "copy", "loop", "if", "break", "continue",
     "kernel", "grad", "detach", "pass_grad", "custom_grad", "assert", "alloc", "free", "readback", "region"))
 # Ops whose algebra passes read (index arithmetic, reductions and views they special-case).
-ADD, SUB, MUL, DIV, MOD, REDUCE_MAX, REDUCE_MIN, SPLIT_DIM = (OPS[n] for n in (
-    "add", "sub", "mul", "div", "mod", "reduce_max", "reduce_min", "split_dim"))
+ADD, SUB, MUL, DIV, MOD, SELECT, REDUCE_MAX, REDUCE_MIN, SPLIT_DIM = (OPS[n] for n in (
+    "add", "sub", "mul", "div", "mod", "select", "reduce_max", "reduce_min", "split_dim"))

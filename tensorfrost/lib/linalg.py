@@ -1,4 +1,28 @@
-"""Linear algebra as tensor programs."""
+"""Linear algebra inside tensor programs (``tf.linalg``), batched along leading axes.
+
+Every function takes float32 matrices of shape [..., m, n] (the leading axes are a batch,
+sizes may be known only when the program runs) and returns tensors of the program, so it
+fuses with the code around it and works in ``tf.compile`` and ``@tf.kernel_program`` on
+every backend::
+
+    def program():
+        A = tf.input([-1, -1, -1], tf.float32)      # a batch of matrices
+        b = tf.input([-1, -1], tf.float32)          # one right-hand side per matrix
+        x = tf.linalg.solve(A, b)
+        L = tf.linalg.cholesky(A @ tf.transpose(A) + 1.0)
+        return [x, L]
+
+Names follow numpy (``np.linalg``) and scipy (``lu``, ``lu_factor``, ``triangular_solve``
+as ``solve_triangular``). Results match numpy's conventions: ``eigh`` gives ascending
+eigenvalues and eigenvectors as columns, ``svd`` descending singular values and ``Vh``
+(``full_matrices=False``).
+
+``tf.grad`` differentiates ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``,
+``triangular_solve`` and ``eigh`` through the closed forms of their derivatives (first
+order; see ``linalg_grad``), at the cost of one extra inverse (or a few matrix products)
+per call when a gradient is asked for and none otherwise. ``lu``, ``lu_factor``, ``svd``
+and ``qr`` are not differentiable (``tf.grad`` through them raises an error).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +30,10 @@ from ..tracing import algorithms as alg
 from ..tracing.api import index, index_grid, loop, zeros
 from ..tracing.mathfn import copy
 from ..tracing.tensor import Tensor
+from .linalg_eig import eigh, svd
+from .linalg_factor import cholesky, det, inv, lu, lu_factor, slogdet, solve, triangular_solve
+
+__all__ = ["cholesky", "det", "eigh", "inv", "lu", "lu_factor", "qr", "slogdet", "solve", "svd", "triangular_solve"]
 
 
 def qr(a: Tensor) -> tuple[Tensor, Tensor]:

@@ -2,7 +2,8 @@
 
 Guarantees afterwards: no elementwise node has only constant operands (it is a constant
 now, computed with the op's numpy reference, so folding never changes results), and
-``x + 0``, ``x - 0``, ``x * 1``, ``x / 1`` and integer ``x * 0`` are gone. Mutable nodes
+``x + 0``, ``x - 0``, ``x * 1``, ``x / 1``, integer ``x * 0`` and ``select`` on a constant
+condition are gone. Mutable nodes
 are left alone (they are variables, not values).
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.node import Node, Program
-from ..ir.ops import ADD, CONST, DIV, ELEMENTWISE, MUL, SUB
+from ..ir.ops import ADD, CONST, DIV, ELEMENTWISE, MUL, SELECT, SUB
 from ..ir.shapes import shapes_equal
 from .analysis import mutable_nodes
 from .rewrite import Rebuilder
@@ -43,6 +44,10 @@ def run(program: Program) -> Program:
 
 def _identity(node: Node, values: list, mutable) -> Node | None:
     op = node.op
+    if op is SELECT and values[0] is not None:
+        chosen = node.args[1] if values[0] else node.args[2]
+        same = chosen.dtype is node.dtype and shapes_equal(chosen.shape, node.shape)
+        return chosen if same and chosen not in mutable else None
     if len(node.args) != 2:
         return None
     a, b = node.args
