@@ -229,6 +229,12 @@ class _Fusion:
 
     # -- clustering ---------------------------------------------------------------------------
 
+    def _cluster_of(self, items: list) -> _Cluster:
+        cluster = _Cluster(items[0].shape)
+        for item in items:
+            self._add(cluster, item.node, item.shape)
+        return cluster
+
     def cluster(self, items: list) -> list[_Cluster]:
         clusters: list[_Cluster] = []
         current = None
@@ -236,6 +242,13 @@ class _Fusion:
 
         def place(node, shape):
             nonlocal current
+            if waiting and not self._joins(self._cluster_of(waiting), node, shape):
+                # The use conflicts with the declaration itself (a scatter into a zeroed
+                # buffer at other indices): the declaration gets a kernel of its own first.
+                pending = list(waiting)
+                waiting.clear()
+                for declaration in pending:
+                    place(declaration.node, declaration.shape)
             if current is None or not self._joins(current, node, shape):
                 current = _Cluster(shape)
                 clusters.append(current)
