@@ -27,12 +27,14 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.errors import ArgumentError, DTypeError, ShapeError, user_location
-from ..tracing import algorithms as alg
-from ..tracing.api import buffer, indices, loop, zeros
 from ..ir.shapes import static_value
-from ..tracing.mathfn import asuint, ceil, copy, floor, log2, max, min, select, sqrt, uint
+from ..tracing import algorithms as alg
+from ..tracing.api import assert_tensor, buffer, indices, loop, zeros
+from ..tracing.mathfn import asuint, ceil, copy, floor, log2, select, sqrt, uint
 from ..tracing.mathfn import float as to_float
 from ..tracing.mathfn import int as to_int
+from ..tracing.mathfn import max as maximum
+from ..tracing.mathfn import min as minimum
 from ..tracing.tensor import Tensor
 
 __all__ = ["radix", "bitonic", "sort", "argsort", "topk"]
@@ -81,6 +83,7 @@ def _check_values(keys: Tensor, values, what: str) -> None:
     if values.node.rank != keys.node.rank:
         raise ShapeError(f"{what}: values must have the shape of keys (rank {keys.node.rank}), got rank "
                          f"{values.node.rank}", user_location())
+    assert_tensor(values, keys.shape)  # checked when the program runs where sizes are free
 
 
 def _digit(word: Tensor, shift: Tensor, mask: int) -> Tensor:
@@ -94,13 +97,13 @@ class _RadixPlan:
     def __init__(self, shape):
         n = shape[-1]
         self.lead_shape = list(shape[:-1])
-        self.blocks = min(max((n + (_BLOCK_MIN - 1)) // _BLOCK_MIN, 1), _BLOCKS_MAX)
-        self.size = max((n + self.blocks - 1) // self.blocks, 1)
+        self.blocks = minimum(maximum((n + (_BLOCK_MIN - 1)) // _BLOCK_MIN, 1), _BLOCKS_MAX)
+        self.size = maximum((n + self.blocks - 1) // self.blocks, 1)
         # A trailing axis of 1: each thread's loop is a row of its own, so blocks spread over cores.
         grid = indices(self.lead_shape + [self.blocks, 1])
         self.lead, self.block = tuple(grid[:-2]), grid[-2]
         self.begin = self.block * self.size
-        self.end = min(self.begin + self.size, n)
+        self.end = minimum(self.begin + self.size, n)
 
     def at(self, j) -> tuple:
         """The index of element ``j`` of this thread's row."""
@@ -115,24 +118,21 @@ def _radix_pass(plan: _RadixPlan, sources: list, targets: list, word_of, shift: 
     counts = zeros(plan.lead_shape + [plan.blocks, radix], dt.int32)
     with loop(plan.begin, plan.end) as j:
         counts[(*lead, block, _digit(word_of(keys[plan.at(j)]), shift, mask))] += 1
-    # One thread per digit turns its column of counts into each block's first place among
-    # the row's elements with that digit (and the digit's total).
-    column = indices(plan.lead_shape + [radix])
-    digit_lead, digit = column[:-1], column[-1]
-    total = zeros(plan.lead_shape + [radix], dt.int32)
-    with loop(plan.blocks) as b:
-        count = counts[(*digit_lead, b, digit)]
-        counts[(*digit_lead, b, digit)] = total
-        total.val = total + count
-    digit_start = alg.prefix_sum(total, axis=-1) - total
+    # One thread per row turns the counts, digit by digit and block by block, into the place
+    # of each block's first element with that digit (serial, but only blocks * radix steps).
+    row = indices(plan.lead_shape + [1])[:-1]
+    running = zeros(plan.lead_shape + [1], dt.int32)
+    with loop(radix) as d:
+        with loop(plan.blocks) as b:
+            count = counts[(*row, b, d)]
+            counts[(*row, b, d)] = running
+            running.val = running + count
     with loop(plan.begin, plan.end) as j:
-        d = _digit(word_of(keys[plan.at(j)]), shift, mask)
-        slot = (*lead, block, d)
-        offset = counts[slot]
-        place = offset + digit_start[(*lead, d)]
+        slot = (*lead, block, _digit(word_of(keys[plan.at(j)]), shift, mask))
+        place = counts[slot]
         for source, target in zip(sources, targets):
             target[plan.at(place)] = source[plan.at(j)]
-        counts[slot] = offset + 1
+        counts[slot] = place + 1
 
 
 def _radix_sort(keys: Tensor, values: list, bits_per_pass: int, max_bits: int, descending: bool,
@@ -213,7 +213,7 @@ def _log2_ceil(n: Tensor) -> Tensor:
     """ceil(log2(n)) for n >= 1 as an int (float log2, then corrected by integer checks)."""
     m = to_int(ceil(log2(to_float(n))))
     m = select((1 << m) < n, m + 1, m)
-    return select((m > 0) & ((1 << max(m - 1, 0)) >= n), m - 1, m)
+    return select((m > 0) & ((1 << maximum(m - 1, 0)) >= n), m - 1, m)
 
 
 def _stage_of(step: Tensor) -> tuple:
@@ -258,7 +258,7 @@ def bitonic(keys: Tensor, values: Tensor | None = None):
         _check_values(keys, values, "tf.sort.bitonic")
         arrays.append(values)
     n = keys.shape[-1]
-    stages = _log2_ceil(max(n, 1))
+    stages = _log2_ceil(maximum(n, 1))
     steps = stages * (stages + 1) // 2
 
     def word_of(key):
