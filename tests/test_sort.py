@@ -101,6 +101,9 @@ def test_sort_argsort_topk_match_numpy_and_torch(backend):
         np.testing.assert_array_equal(top_values.view(np.uint32), np.take_along_axis(x, top_where, -1).view(np.uint32))
         np.testing.assert_array_equal(sorted_ints, np.sort(ints))
         np.testing.assert_array_equal(word_order, np.argsort(words, kind="stable"))
+    small = [_keys(dtype, (2, 2), rng) for dtype in (np.float32, np.int32, np.uint32)]
+    with pytest.raises(tf.RuntimeCheckError, match="topk: k=3 is more than the 2 elements along axis 1"):
+        compiled(*small)
 
 
 def test_radix_options_batches_empty_rows_and_the_ast_front_end(backend):

@@ -26,6 +26,7 @@ kernels each, with no atomics.
 from __future__ import annotations
 
 from ..ir import dtypes as dt
+from ..ir.builder import current
 from ..ir.errors import ArgumentError, DTypeError, ShapeError, user_location
 from ..ir.shapes import static_value
 from ..tracing import algorithms as alg
@@ -46,21 +47,17 @@ _BLOCK_MIN = 16384  # elements per block at least: the per-block digit counts st
 _BLOCKS_MAX = 1024  # blocks per row at most, enough threads for every core
 
 
-def _u32(value: int) -> Tensor:
-    return uint(value)
-
-
 def ordered_bits(keys: Tensor, descending: bool = False) -> Tensor:
     """uint32 words whose unsigned order is numpy's order of ``keys`` (reversed when
     ``descending``: a stable sort then keeps equal keys in their order, as torch does)."""
     raw = asuint(keys) if keys.dtype is not dt.uint32 else keys
     if keys.dtype is dt.int32:
-        word = raw ^ _u32(_SIGN_BIT)
+        word = raw ^ uint(_SIGN_BIT)
     elif keys.dtype is dt.float32:
-        negative = (raw >> _u32(31)) == _u32(1)
-        word = raw ^ select(negative, _u32(_ALL_BITS), _u32(_SIGN_BIT))
-        word = select(keys == 0.0, _u32(_SIGN_BIT), word)  # -0.0 sorts as 0.0
-        word = select(keys != keys, _u32(_ALL_BITS), word)  # every NaN last
+        negative = (raw >> uint(31)) == uint(1)
+        word = raw ^ select(negative, uint(_ALL_BITS), uint(_SIGN_BIT))
+        word = select(keys == 0.0, uint(_SIGN_BIT), word)  # -0.0 sorts as 0.0
+        word = select(keys != keys, uint(_ALL_BITS), word)  # every NaN last
     else:
         word = raw
     return ~word if descending else word
@@ -87,7 +84,7 @@ def _check_values(keys: Tensor, values, what: str) -> None:
 
 
 def _digit(word: Tensor, shift: Tensor, mask: int) -> Tensor:
-    return to_int((word >> shift) & _u32(mask))
+    return to_int((word >> shift) & uint(mask))
 
 
 class _RadixPlan:
@@ -183,7 +180,8 @@ def radix(keys: Tensor, values: Tensor | None = None, bits_per_pass: int = 8, ma
     values : Tensor, optional
         Moved with the keys: same shape, any dtype.
     bits_per_pass : int
-        Digit width, 1 to 8: ``ceil(max_bits / bits_per_pass)`` passes.
+        Digit width, 1 to 16: ``ceil(max_bits / bits_per_pass)`` passes, each with
+        ``2**bits_per_pass`` counters per block (8, the default, suits 32-bit keys best).
     max_bits : int
         Sort on the low ``max_bits`` bits of the (order-mapped) keys only: for uint32 keys
         known to be below ``2**max_bits`` this saves passes.
@@ -358,6 +356,11 @@ def topk(x: Tensor, k: int, axis: int = -1) -> tuple:
     if size is not None and k > size:
         raise ArgumentError(f"tf.sort.topk: k={k} is more than the {size} elements along axis {axis}",
                             user_location())
+    if size is None:
+        builder = current()
+        limit, count = builder.const(k, dt.int32), moved.node.shape[-1]
+        builder.check(lambda: builder.elementwise("le", [limit, count]), [limit, count],
+                      f"tf.sort.topk: k={{0}} is more than the {{1}} elements along axis {axis}")
     _, _, positions = _radix_sort(moved.detach_grad(), [], 8, 32, True, True)
     where = indices(list(moved.shape[:-1]) + [k])
     chosen = _index(positions)[(*where[:-1], where[-1])]
