@@ -149,8 +149,7 @@ def _radix_sort(keys: Tensor, values: list, bits_per_pass: int, max_bits: int, d
     # program has the kernels of two passes whatever the number of passes.
     here = [copy(a) for a in (keys, *values)]
     if with_positions:
-        here.append(indices(keys.shape)[-1])
-        here[-1] = copy(here[-1])
+        here.append(copy(indices(keys.shape)[-1]))  # each element's own position, moved with it
     there = [buffer(a.shape, a.dtype) for a in here]
     with loop(passes // 2) as trip:
         _radix_pass(plan, here, there, word_of, uint(2 * bits_per_pass * trip), radix)
