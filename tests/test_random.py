@@ -97,3 +97,54 @@ def test_bad_arguments_are_named():
         tf.compile(lambda: [tf.random.rand_int([4], 5, 5)])
     with pytest.raises(tf.ArgumentError, match="seed must be an int or an int/uint tensor, got 'x'"):
         tf.compile(lambda: [tf.random.rand([4], "x")])
+
+
+def _permutations():
+    seed = tf.input([1], tf.uint32)
+    x = tf.input([-1, -1], tf.float32)
+    return [tf.random.permutation(10, seed), tf.random.permutation(x.shape[1], seed, stream=7),
+            tf.random.shuffle(x, seed), tf.random.shuffle(x, seed, axis=1, stream=7)]
+
+
+def test_permutation_and_shuffle(backend):
+    x = np.arange(7 * 1001, dtype=np.float32).reshape(7, 1001)
+    seeds = [np.array([s], np.uint32) for s in (1, 1, 2)]
+    (p10, a, rows, columns), (_, b, _, _), (_, c, _, _) = ([t.numpy for t in tf.compile(_permutations)(s, x)]
+                                                           for s in seeds)
+    assert p10.dtype == np.int32 and a.dtype == np.int32
+    np.testing.assert_array_equal(np.sort(p10), np.arange(10))  # permutations
+    np.testing.assert_array_equal(np.sort(a), np.arange(1001))
+    np.testing.assert_array_equal(a, b)  # the same seed repeats
+    assert (a != c).mean() > 0.9  # another seed gives another order
+    np.testing.assert_array_equal(columns, x[:, a])  # columns moved whole, by the permutation of stream 7
+    np.testing.assert_array_equal(np.sort(rows[:, 0]), x[:, 0])  # rows moved whole
+    np.testing.assert_array_equal(rows, x[(rows[:, 0] // 1001).astype(int)])
+    if backend is not tf.cpu:  # the same permutation as on the CPU, where its distribution is checked
+        tf.initialize(tf.cpu)
+        np.testing.assert_array_equal(tf.compile(_permutations)(seeds[0], x)[1].numpy, a)
+
+
+def test_permutations_are_uniform():
+    """Where elements 0 and 1 land over 2000 seeds: chi-square of the first's place (10 cells)
+    and of the pair's places (90 cells)."""
+    tf.initialize(tf.cpu)
+    compiled = tf.compile(lambda: tf.random.permutation(10, tf.input([1], tf.uint32)))
+    runs = 2000
+    first = np.zeros(10, np.int64)
+    pairs = np.zeros((10, 10), np.int64)
+    for seed in range(runs):
+        place = np.argsort(compiled(np.array([seed], np.uint32)).numpy)  # where each element landed
+        first[place[0]] += 1
+        pairs[place[0], place[1]] += 1
+    expected = runs / 10
+    assert ((first - expected) ** 2 / expected).sum() < 33.7  # chi-square, 9 degrees of freedom, p = 1e-4
+    expected = runs / 90
+    cells = pairs[~np.eye(10, dtype=bool)]
+    assert ((cells - expected) ** 2 / expected).sum() < 147.4  # 89 degrees of freedom, p = 1e-4
+
+
+def test_bad_permutation_arguments_are_named():
+    with pytest.raises(tf.ArgumentError, match="n must be an int or an int scalar tensor, got 2.5"):
+        tf.compile(lambda: [tf.random.permutation(2.5)])
+    with pytest.raises(tf.ArgumentError, match=r"axis must be an int in \[-2, 1\], got 2"):
+        tf.compile(lambda: [tf.random.shuffle(tf.input([-1, -1], tf.float32), axis=2)])

@@ -31,6 +31,7 @@ from ..tracing.mathfn import cos, log, pcg, select, sqrt, uint
 from ..tracing.mathfn import float as to_float
 from ..tracing.mathfn import int as to_int
 from ..tracing.tensor import Tensor
+from .sort import argsort
 
 _STREAMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # program -> calls so far
 _GOLDEN = 0x9E3779B9  # spreads stream numbers over the 32-bit space
@@ -127,3 +128,39 @@ def randn_like(x: Tensor, seed=0, stream: int | None = None) -> Tensor:
 
 def rand_int_like(x: Tensor, low: int, high: int, seed=0, stream: int | None = None) -> Tensor:
     return rand_int(x.shape, low, high, seed, stream)
+
+
+def permutation(n, seed=0, stream: int | None = None) -> Tensor:
+    """A random permutation of ``0 .. n-1`` as int32 of shape [n]: the stable argsort of
+    ``n`` random words (``tf.sort.argsort``), so every order is equally likely up to ties
+    between 32-bit words (about n^2 / 2^33 pairs, which keep their order).
+
+    ``n`` is an int or an int scalar tensor (e.g. ``x.shape[0]``)::
+
+        order = tf.random.permutation(x.shape[0], seed)
+        batch = x[order[0:64]]
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, Tensor)):
+        raise ArgumentError(f"tf.random.permutation: n must be an int or an int scalar tensor, got {n!r}",
+                            user_location())
+    if isinstance(n, int) and n < 0:
+        raise ArgumentError(f"tf.random.permutation: n must be >= 0, got {n}", user_location())
+    return argsort(bits([n], seed, stream))
+
+
+def shuffle(x: Tensor, seed=0, axis: int = 0, stream: int | None = None) -> Tensor:
+    """``x`` with its slices along ``axis`` in a random order (``permutation`` of that axis)::
+
+        shuffled = tf.random.shuffle(samples, seed)   # rows permuted, each row intact
+    """
+    if not isinstance(x, Tensor) or x.node.rank == 0:
+        raise ArgumentError("tf.random.shuffle: x must be a tensor of rank 1 or more", user_location())
+    rank = x.node.rank
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -rank <= axis < rank:
+        raise ArgumentError(f"tf.random.shuffle: axis must be an int in [{-rank}, {rank - 1}], got {axis!r}",
+                            user_location())
+    axis %= rank
+    order = permutation(x.shape[axis], seed, stream)
+    where = list(indices(x.shape))
+    where[axis] = order[where[axis]]
+    return x[tuple(where)]
