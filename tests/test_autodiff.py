@@ -196,3 +196,19 @@ def test_stores_and_scatter_add(backend):
         np.add.at(c, np.arange(4) % 2, b * b)
         return c * c
     check_gradients(body, reference, [x, v])
+
+
+def test_gradient_of_a_gather_through_an_index_buffer_written_by_index(backend):
+    """The gather's index is a buffer filled by a store: the backward pass must read what was
+    stored, not the zeros it was declared with (it scattered every gradient to element 0)."""
+    n = 7
+
+    def program():
+        x = tf.input([n], tf.float32)
+        w = tf.input([n], tf.float32)
+        i, = tf.indices([n])
+        pos = tf.buffer([n], tf.int32)
+        pos[i] = (n - 1) - i
+        return [tf.grad(tf.sum(x[pos] * w), x)]
+    w = np.arange(1, n + 1, dtype=np.float32)
+    np.testing.assert_array_equal(tf.compile(program)(np.zeros(n, np.float32), w).numpy, w[::-1])

@@ -60,7 +60,7 @@ class _VjpContext:
         if self.sweep.per_element():  # no sums across the elements a condition separates
             scatterAdd(buffer[tuple(Tensor(i) for i in index)], g)
         else:
-            reduced_scatter(buffer, g, list(index))
+            reduced_scatter(buffer, g, list(index), self.sweep.mutable)
 
     def memory_adjoint(self, memory: Node, index) -> Tensor:
         return Tensor(self.sweep.adjoint_buffer(memory).node)[tuple(Tensor(i) for i in index)]

@@ -23,8 +23,11 @@ from ..tracing.tensor import Tensor
 _REINDEXABLE = ("elementwise",)
 
 
-def _grid_axes(node: Node, grid, found: set) -> bool:
-    """Collect the grid axes ``node`` depends on; False if it reads memory (not re-indexable)."""
+def _grid_axes(node: Node, grid, found: set, mutable) -> bool:
+    """Collect the grid axes ``node`` depends on; False if it reads memory (not re-indexable),
+    a buffer written by index (a ``const`` that is mutable) included."""
+    if node in mutable:
+        return False
     if node.op is DIM_ID:
         if shapes_equal(node.shape, grid):
             found.add(node.attrs["axis"])
@@ -36,7 +39,7 @@ def _grid_axes(node: Node, grid, found: set) -> bool:
         return True
     if node.op.kind not in _REINDEXABLE:
         return False
-    return all(_grid_axes(a, grid, found) for a in node.args)
+    return all(_grid_axes(a, grid, found, mutable) for a in node.args)
 
 
 def _reindex(node: Node, grid, new_axes: dict, new_grid: list, memo: dict) -> Node:
@@ -82,10 +85,12 @@ def _injective(index: list[Node], grid, memory_shape) -> bool:
     return sorted(used) == list(range(len(grid)))
 
 
-def reduced_scatter(buffer: Tensor, g: Tensor, index: list[Node]) -> None:
+def reduced_scatter(buffer: Tensor, g: Tensor, index: list[Node], mutable) -> None:
+    """Add ``g`` into ``buffer`` at ``index`` (see the module docstring); ``mutable`` are the
+    program's variables and buffers, whose value is not their declaration's."""
     grid = g.node.shape
     axes: set = set()
-    if not all(_grid_axes(i, grid, axes) for i in index):
+    if not all(_grid_axes(i, grid, axes, mutable) for i in index):
         scatterAdd(buffer[tuple(Tensor(i) for i in index)], g)
         return
     for axis in sorted(set(range(len(grid))) - axes, reverse=True):
