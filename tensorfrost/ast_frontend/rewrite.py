@@ -17,6 +17,7 @@ import itertools
 import gast
 
 from ..tracing import api as tracing
+from ..tracing.kernel import kernel as explicit_kernel
 from .analysis import Analysis, must_assign, reads, targets, walrus, writes
 from .errors import error_at
 
@@ -288,8 +289,8 @@ class Rewriter:
     def _with(self, s):
         for item in s.items:
             if not self._is_tf_scope(item.context_expr):
-                raise self.error(s, "'with' is not supported in a kernel program (only tf.loop and tf.if_cond "
-                                    "scopes are)")
+                raise self.error(s, "'with' is not supported in a kernel program (only tf.loop, tf.if_cond "
+                                    "and tf.kernel scopes are)")
         s.items = [gast.withitem(context_expr=self.expr(i.context_expr), optional_vars=i.optional_vars)
                    for i in s.items]
         s.body = self.block(s.body)
@@ -435,7 +436,7 @@ class Rewriter:
         if not isinstance(node, gast.Call):
             return False
         try:
-            return self._static(node.func) in (tracing.loop, tracing.if_cond)
+            return self._static(node.func) in (tracing.loop, tracing.if_cond, explicit_kernel)
         except LookupError:
             return False
 

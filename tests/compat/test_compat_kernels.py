@@ -183,3 +183,10 @@ def test_local_buffers_block_index_and_errors(backend):
         return x
     with pytest.raises(tf.TraceError, match=r"tf.group_buffer must be called inside `with tf.kernel"):
         tf.compile(outside)
+
+
+def test_an_explicit_kernel_in_a_kernel_program(backend):
+    from kernel_program_cases import group_sums
+    a = np.arange(12, dtype=np.float32)
+    expected = np.minimum(a.reshape(3, 4).sum(axis=1), 10.0).repeat(4)
+    np.testing.assert_array_equal(group_sums(a).numpy, expected)
