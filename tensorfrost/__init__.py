@@ -56,6 +56,7 @@ from .ir.errors import (
     TraceError,
 )
 from .lib import linalg, random, sort
+from .lib.atomics import scatterAddPrev
 from .lib.scan import cummax, cummin, cumprod, cumsum, prefix_sum, segmented_prefix_sum
 from .nn import Module, Parameter, ParameterArray, clipping, optimizers, regularizers
 from .program import TensorProgram, compile
@@ -191,7 +192,7 @@ __all__ = [
     "hash", "random_value", "element_index", "flat_index", "indices_from_flat_index", "get_copy", "modf",
     "assert_value", "from_dlpack", "clipping", "regularizers", "custom", "register_custom_operation", "vec",
     "allocated_memory", "unused_allocated_memory", "get_cpp_implementation",
-    "kernel", "group_buffer", "local_buffer", "group_barrier",
+    "kernel", "group_buffer", "local_buffer", "group_barrier", "scatterAddPrev",
     "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1",

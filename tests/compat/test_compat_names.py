@@ -139,3 +139,37 @@ def test_cpp_header_and_implementation_are_upstreams_pair(tmp_path):
         pytest.skip("no g++ (the cpu backend needs it: apt-get install g++)")
     result = subprocess.run([compiler, "-std=c++17", "-fsyntax-only", str(source)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_scatter_add_prev_compacts_in_order_and_counts(backend):
+    """Upstream's fetch-and-add, deterministic here: as if the elements added in row-major order."""
+    def compact():
+        x = tf.input([-1], tf.float32)
+        count = tf.zeros([1], tf.int32)
+        keep = x > 0.0
+        slot = tf.scatterAddPrev(count[0], tf.int(keep))
+        out = tf.zeros(x.shape, tf.float32) - 1.0
+        i, = x.indices
+        with tf.if_cond(keep):
+            out[slot] = x[i]
+        return out, count, slot
+
+    def histogram():
+        b = tf.input([-1, -1], tf.int32)
+        h = tf.zeros([5], tf.float32) + 10.0
+        previous = tf.scatterAddPrev(h[b], 1.5)
+        return h, previous
+    x = np.array([3, -1, 2, 0, 5, -2, 7, 1], np.float32)
+    out, count, slot = (t.numpy for t in tf.compile(compact)(x))
+    kept = x[x > 0]
+    np.testing.assert_array_equal(out, np.concatenate([kept, -np.ones(x.size - kept.size, np.float32)]))
+    np.testing.assert_array_equal(count, [kept.size])
+    np.testing.assert_array_equal(slot, np.cumsum(x > 0) - (x > 0))
+    b = np.array([[1, 3, 1], [4, 1, 3]], np.int32)
+    h, previous = (t.numpy for t in tf.compile(histogram)(b))
+    want_h, want_previous = np.full(5, 10.0, np.float32), np.zeros(b.shape, np.float32)
+    for k, place in enumerate(b.ravel()):  # the serial loop it must equal
+        want_previous.flat[k] = want_h[place]
+        want_h[place] += 1.5
+    np.testing.assert_array_equal(h, want_h)
+    np.testing.assert_array_equal(previous, want_previous)
