@@ -115,6 +115,7 @@ from .tracing.helpers import (
     indices_from_flat_index,
     modf,
     ones_like,
+    print_value,
     random_value,
     zeros_like,
 )
@@ -192,7 +193,7 @@ __all__ = [
     "hash", "random_value", "element_index", "flat_index", "indices_from_flat_index", "get_copy", "modf",
     "assert_value", "from_dlpack", "clipping", "regularizers", "custom", "register_custom_operation", "vec",
     "allocated_memory", "unused_allocated_memory", "get_cpp_implementation",
-    "kernel", "group_buffer", "local_buffer", "group_barrier", "scatterAddPrev",
+    "kernel", "group_buffer", "local_buffer", "group_barrier", "scatterAddPrev", "print_value",
     "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1",

@@ -32,6 +32,7 @@ class TensorProgram:
         self.input_nodes = [(n.rank, n.dtype) for n in traced.inputs]
         self.returns_tuple = traced.returns_tuple
         self.returns_one_list = traced.returns_one_list
+        self.printed = [name for name, _ in traced.printed]
         self.last_execution_time = 0.0
         self.trace_time = time.perf_counter() - start
         self.device = devices.current_device()
@@ -59,6 +60,8 @@ class TensorProgram:
         start = time.perf_counter()
         outputs = self.executable(memories)
         self.last_execution_time = (time.perf_counter() - start) * 1000.0
+        if self.printed:
+            outputs = _print_values(self.printed, outputs)
         if self.returns_one_list:
             single = outputs[0]
             return SingleOutput(single.shape, single.dtype, single.storage, single.backend)
@@ -105,6 +108,15 @@ class TensorProgram:
 
     def __repr__(self) -> str:
         return f"<tf.TensorProgram {self.name}: {len(self.get_kernels())} kernel(s) on {self.device.name}>"
+
+
+def _print_values(names: list, outputs: list) -> list:
+    """Print the values of tf.print_value (the last outputs) and return the others."""
+    kept = len(outputs) - len(names)
+    for name, value in zip(names, outputs[kept:]):
+        array = value.numpy
+        print(f"{name}: {array.reshape(-1)[0] if array.size == 1 else array}")
+    return outputs[:kept]
 
 
 def _expand_modules(args) -> tuple:

@@ -117,6 +117,7 @@ class Program:
         self.outputs: list[Node] = []
         self.returns_tuple = True
         self.returns_one_list = False  # the function returned [x]: callers get x (upstream's convention)
+        self.printed: list = []  # (name, node) of tf.print_value calls, output after the user's outputs
         self.input_names: list[str] = []
         self.max_buffers: int | None = None  # the target's limit of buffers per kernel, if any
 
@@ -190,6 +191,7 @@ def clone_program(program: Program) -> Program:
     out.outputs = [mapping[n] for n in program.outputs]
     out.returns_tuple = program.returns_tuple
     out.returns_one_list = program.returns_one_list
+    out.printed = [(name, mapping[n]) for name, n in program.printed]
     out.input_names = list(program.input_names)
     out.max_buffers = program.max_buffers
     return out

@@ -117,6 +117,18 @@ def assert_value(name: str, x) -> None:
     current().make("assert", [condition.node], attrs={"message": message}, location=user_location())
 
 
+def print_value(name: str, x) -> None:
+    """Print ``name: value`` of ``x`` each time the program runs, after it has run (the value
+    ``x`` has where this is called). Call it at the top level of the program, not inside
+    ``tf.loop`` or ``tf.if_cond``; in codegen mode the value is an extra last output."""
+    builder = current()
+    if builder.scope is not builder.program.root:
+        raise TraceError("tf.print_value must be called at the top level of the program, not inside tf.loop or "
+                         "tf.if_cond (print a value the loop leaves behind instead)", user_location())
+    node = node_of(x)
+    builder.program.printed.append((str(name), current().make("copy", [node], dtype=node.dtype, shape=node.shape)))
+
+
 def try_get_constant(x: Tensor):
     """The Python value of a constant tensor; raises for any other."""
     node = x.node if isinstance(x, Tensor) else node_of(x)

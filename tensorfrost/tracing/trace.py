@@ -104,7 +104,7 @@ def _set_outputs(program: Program, result) -> None:
         else:
             raise TraceError(f"output {k} of {program.name} is a {type(value).__name__}, expected a tensor",
                              user_location())
-    program.outputs = outputs
+    program.outputs = outputs + [node for _, node in program.printed]
 
 
 def _name_from_source(program: Program) -> None:

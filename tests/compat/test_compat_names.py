@@ -173,3 +173,23 @@ def test_scatter_add_prev_compacts_in_order_and_counts(backend):
         want_h[place] += 1.5
     np.testing.assert_array_equal(h, want_h)
     np.testing.assert_array_equal(previous, want_previous)
+
+
+def test_print_value_prints_after_each_run_and_is_not_an_output(backend, capsys):
+    def program():
+        x = tf.input([-1], tf.float32)
+        tf.print_value("sum", tf.sum(x))
+        tf.print_value("doubled", x * 2.0)
+        return [x + 1.0]
+    step = tf.compile(program)
+    result = step(np.array([1.0, 2.0, 3.0], np.float32))
+    np.testing.assert_array_equal(result.numpy, [2.0, 3.0, 4.0])  # the program's one output, alone
+    assert capsys.readouterr().out.splitlines() == ["sum: 6.0", "doubled: [2. 4. 6.]"]
+
+    def inside_a_loop():
+        x = tf.input([-1], tf.float32)
+        with tf.loop(3):
+            tf.print_value("x", x)
+        return [x]
+    with pytest.raises(tf.TraceError, match="print_value must be called at the top level"):
+        tf.compile(inside_a_loop)
