@@ -3,18 +3,20 @@
 
     out = (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
 
-The convolution gathers each output pixel's receptive field into a column matrix
-(im2col: padding reads as 0) and multiplies it by the weights with ``tf.matmul``, one
-matmul per group; the result is brought to NCHW with views, which autodiff reverses
-without atomics. So the backward pass is two matmuls plus one scatter of the column
-gradient into the input. Sizes may be known only at run time (``tf.input([-1, -1, -1,
+The convolution gathers the receptive fields of each image into a column matrix
+[N, groups, C / groups * KH * KW, HO * WO] (im2col; padding reads as 0) and multiplies
+the weights [groups, O / groups, C / groups * KH * KW] by it with one batched
+``tf.matmul``, whose result [N, groups, O / groups, HO * WO] is already NCHW (a reshape,
+no transposes: views with a run-time batch size cost integer divisions per element). The
+backward pass is two matmuls (the weight gradient summed over the batch) and one scatter
+of the column gradient into the input. Sizes may be known only at run time (``tf.input([-1, -1, -1,
 -1])``), weights included; stride, padding, dilation and groups are Python ints.
 """
 
 from __future__ import annotations
 
 from ...ir.errors import ArgumentError, ShapeError, user_location
-from ...tracing.algorithms import matmul, reshape, transpose, unsqueeze
+from ...tracing.algorithms import matmul, reshape, unsqueeze
 from ...tracing.algorithms import sum as reduce_sum
 from ...tracing.api import indices
 from ...tracing.mathfn import max as reduce_max
@@ -84,18 +86,15 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
     _check_output(x, (static_dim(weight, 2), static_dim(weight, 3)), stride, padding, dilation, fn)
     out_h = _out_size(height, kh, stride[0], padding[0], dilation[0])
     out_w = _out_size(width, kw, stride[1], padding[1], dilation[1])
-    taps = per_group * kh * kw
-    group, row, tap = indices([groups, batch * out_h * out_w, taps])
-    n, i, j = row // (out_h * out_w), (row // out_w) % out_h, row % out_w
+    taps, pixels = per_group * kh * kw, out_h * out_w
+    n, group, tap, pixel = indices([batch, groups, taps, pixels])
+    i, j = pixel // out_w, pixel % out_w
     y = i * stride[0] - padding[0] + (tap // kw) % kh * dilation[0]
     xx = j * stride[1] - padding[1] + tap % kw * dilation[1]
     inside = (y >= 0) & (y < height) & (xx >= 0) & (xx < width)
-    columns = select(inside, x[n, group * per_group + tap // (kh * kw), y, xx], 0.0)
-    group_out = out_channels // groups
-    kernels = reshape(weight, [groups, group_out, taps])
-    product = matmul(columns, transpose(kernels))  # [groups, N * HO * WO, O / groups]
-    product = reshape(product, [groups, batch, out_h * out_w, group_out])
-    out = reshape(transpose(transpose(product, 0, 1), 2, 3), [batch, out_channels, out_h, out_w])
+    columns = select(inside, x[n, group * per_group + tap // (kh * kw), y, xx], 0.0)  # [N, G, taps, pixels]
+    kernels = reshape(weight, [1, groups, out_channels // groups, taps])
+    out = reshape(matmul(kernels, columns), [batch, out_channels, out_h, out_w])
     if bias is None:
         return out
     bias = float_arg(tensor_arg(bias, fn, "bias", ranks=(1,)), fn, "bias")
