@@ -431,3 +431,27 @@ def test_bad_arguments_name_what_was_expected(body, error, message):
     with pytest.raises(error, match=message) as info:
         tf.compile(program)
     assert "test_nn_layers.py" in str(info.value)  # the user's line, not the library's
+
+
+# -- compiler ----------------------------------------------------------------------------------
+
+def reshape_program():
+    a = tf.input([-1, 6, 4], tf.float32)
+    g = tf.input([-1, 3, 8], tf.float32)
+    shared = tf.reshape(a, [a.shape[0], 3, 8])  # the batch axis is kept: no division by its size
+    regrouped = tf.reshape(a, [4, a.shape[0] * 6])  # no shared axis: the whole flat index
+    merged = tf.reshape(a, [a.shape[0] * 6, 4])
+    loss = total(shared * g) + total(regrouped * regrouped) + total(merged)
+    return [shared, regrouped, merged, tf.grad(loss, a)]
+
+
+def test_reshape_lowering_keeps_shared_leading_axes(backend, rng):
+    """Regression of a change in opt/lower.py (conv2d's NCHW reshape): a reshape keeps the index
+    of leading axes both shapes share and takes no modulo of the outermost remaining one."""
+    a = rng.standard_normal((5, 6, 4)).astype(np.float32)
+    g = rng.standard_normal((5, 3, 8)).astype(np.float32)
+    shared, regrouped, merged, grad = [o.numpy for o in tf.compile(reshape_program)(a, g)]
+    np.testing.assert_array_equal(shared, a.reshape(5, 3, 8))
+    np.testing.assert_array_equal(regrouped, a.reshape(4, 30))
+    np.testing.assert_array_equal(merged, a.reshape(30, 4))
+    close(grad, g.reshape(5, 6, 4) + 2 * a + 1, 1e-6, 1e-6)
