@@ -214,6 +214,6 @@ __all__ = [
     "window", "show_window", "hide_window", "window_should_close", "get_window_size", "get_mouse_position",
     "is_mouse_button_pressed", "is_key_pressed", "render_frame", "MOUSE_BUTTON_0", "MOUSE_BUTTON_1",
     "MOUSE_BUTTON_2", *KEYS, "imgui", "imgui_begin", "imgui_end", "imgui_text", "imgui_slider", "imgui_button",
-    "imgui_checkbox", "imgui_plotlines", "linalg", "random", "sort",
+    "imgui_checkbox", "imgui_plotlines", "linalg", "random", "sort", "nn",
     "cumsum", "cumprod", "cummax", "cummin", "segmented_prefix_sum",
 ]

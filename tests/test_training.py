@@ -29,15 +29,21 @@ def test_mlp_reaches_95_percent(data):
     assert history["loss"][-1] < 0.5 * history["loss"][0]
 
 
-def test_cnn_reaches_96_percent(data):
+def test_cnn_reaches_97_percent(data):
+    """The CNN of tf.nn layers (two Conv2d + ReLU, MaxPool2d, Dropout, two Linear): 97.8% on
+    this split (352 of 360; 97% is 350)."""
     tf.initialize(tf.cpu)
-    history = digits.train(digits.CNN(), data, epochs=10, verbose=False)
-    assert history["final_accuracy"] >= 0.96, history["accuracy"]
+    model = digits.CNN()
+    history = digits.train(model, data, epochs=8, decay=0.3, verbose=False)
+    assert history["final_accuracy"] >= 0.97, history["accuracy"]
+    assert model.features.layers[-1].seed.numpy[0] == 8 * 23  # the dropout seed advanced once per step
 
 
 @pytest.mark.parametrize("backend", ["opengl"], indirect=True)
 def test_short_training_on_opengl(backend, data):
-    history = digits.train(digits.CNN(), data, epochs=2, verbose=False)
+    # a narrow one-convolution CNN (llvmpipe runs the full one's step several times slower)
+    history = digits.train(digits.CNN(channels=8, hidden=32, convs=1, dropout=0.0), data, epochs=2,
+                           learning_rate=0.03, verbose=False)
     assert history["final_accuracy"] >= 0.9, history["accuracy"]
 
 

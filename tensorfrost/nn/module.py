@@ -370,12 +370,13 @@ class Module:
 
     def _program_arguments(self) -> list:
         """What a compiled program receives in place of this module."""
-        for name, param in self._walk():
-            if param.value is None:
+        named = self.named_parameters()  # (an optimizer fills missing state here)
+        for name, value in named:
+            if isinstance(value, Parameter):
                 raise TensorFrostError(f"parameter '{name}' of {type(self).__name__} has no value: call "
                                        "initialize_input() inside a program or initialize_parameters() outside "
                                        "(a parameter with free dims needs a tensor assigned)")
-        return self.parameters()
+        return [value for _, value in named]
 
     def _detach_values(self) -> list:
         """Clear every parameter's value; returns ``(Parameter, value)`` pairs to restore."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, Scope, users_map
 from ..ir.ops import DIM_ID, ELEMENTWISE, IF, LOAD, MATMUL, OPS, REDUCTION, SET, STORE, VIEW
-from ..ir.shapes import shapes_equal, static_value
+from ..ir.shapes import dims_equal, shapes_equal, static_value
 from .analysis import MutationInfo, is_memory
 from .reindex import Reindexer
 from .rewrite import Rebuilder
@@ -224,15 +224,20 @@ def _squeeze(lw, node, src, out):
 
 
 def _reshape(lw, node, src, out):
+    """Leading dims the two shapes share keep their index; the rest go through the flat
+    index, whose outermost part needs no ``mod`` (a division by a run-time size per element)."""
     b = lw.b
+    keep = 0
+    while keep < min(len(node.shape), len(src.shape)) - 1 and dims_equal(node.shape[keep], src.shape[keep]):
+        keep += 1
     flat = b.const(0, dt.int32)
-    for index, dim in zip(out, node.shape):
+    for index, dim in zip(out[keep:], node.shape[keep:]):
         flat = b.elementwise("add", [b.elementwise("mul", [flat, dim]), index])
     result = []
-    for dim in reversed(src.shape):
+    for dim in reversed(src.shape[keep + 1:]):
         result.append(b.elementwise("mod", [flat, dim]))
         flat = b.elementwise("div", [flat, dim])
-    return result[::-1]
+    return list(out[:keep]) + [flat] + result[::-1]
 
 
 def _split_dim(lw, node, src, out):
