@@ -28,7 +28,7 @@ def _quiet(*args):
 
 
 def test_every_workload_of_the_issue_is_there():
-    assert list(WORKLOADS) == ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "C1", "C2"]
+    assert list(WORKLOADS) == ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "C1", "C2", "L1", "L2", "L3", "L4", "L5"]
 
 
 @pytest.mark.parametrize("wid", list(WORKLOADS))
