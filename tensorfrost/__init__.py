@@ -38,7 +38,7 @@ from .ir.errors import (
     TensorFrostError,
     TraceError,
 )
-from .lib import random
+from .lib import fft, random
 from .nn import Module, Parameter, ParameterArray, optimizers
 from .program import TensorProgram, compile
 from .runtime import TensorMemory, tensor
@@ -172,5 +172,5 @@ __all__ = [
     "window", "show_window", "hide_window", "window_should_close", "get_window_size", "get_mouse_position",
     "is_mouse_button_pressed", "is_key_pressed", "render_frame", "MOUSE_BUTTON_0", "MOUSE_BUTTON_1",
     "MOUSE_BUTTON_2", *KEYS, "imgui", "imgui_begin", "imgui_end", "imgui_text", "imgui_slider", "imgui_button",
-    "imgui_checkbox", "imgui_plotlines", "random",
+    "imgui_checkbox", "imgui_plotlines", "random", "fft",
 ]
