@@ -31,16 +31,11 @@ from ..ir.errors import ArgumentError, ShapeError, user_location
 from ..ir.shapes import static_value
 from ..tracing.algorithms import reshape
 from ..tracing.api import buffer, const, if_cond, index, indices, loop
-from ..tracing.mathfn import ceil, cos, log2, select, sin, uint
+from ..tracing.mathfn import ceil, copy, cos, log2, select, sin, uint
 from ..tracing.mathfn import float as to_float
 from ..tracing.mathfn import int as to_int
 from ..tracing.mathfn import round as to_round
 from ..tracing.tensor import Tensor, node_of
-
-# Floats between the quarters of a sequence in the work planes, so that the four reads of
-# a radix-4 pass are not a power of two apart (which maps them to one cache set).
-_PAD = 16
-
 
 # -- complex helpers ----------------------------------------------------------------------------
 
@@ -360,18 +355,12 @@ def _radix4(y0, y1, y2, y3, q, sign: float):
 
 def _stockham(read, outer, n, inner, sign: float):
     """Stockham FFT of the power-of-two length ``n``: a pass reads sub-transforms of length L
-    at j, j + n/4, j + n/2, j + 3n/4 and writes transforms of length 4L in place order, so
-    no bit reversal is needed. The work planes hold sequence o at rows o * n.. (padded)."""
+    at j, j + n/4, j + n/2, j + 3n/4 and gives transforms of length 4L in place order, so no
+    bit reversal is needed. Each pass is a value computed from the previous one (a gather),
+    so the program stays differentiable; planes hold sequence o at rows o * n .. o * n + n."""
     lg = _log2_of(n)
     rows = outer * n
-    shift = select(lg >= 2, lg - 2, 0) if isinstance(lg, Tensor) else max(lg - 2, 0)
-    padded = _plane_shape(rows + (rows >> shift) * _PAD, inner)
-    planes = [buffer(padded) for _ in range(4)]
     twiddles = _Twiddles(n, lg, sign)
-
-    def pos(row):
-        return row + (row >> shift) * _PAD
-
     # First pass (sub-transforms of length 1, no twiddles): radix 4 when log2 n is even,
     # radix 2 (y1 = y3 = 0) when it is odd, the identity when n = 1.
     first = _select_int(lg == 0, 0, _select_int((lg & 1) == 1, 1, 2))
@@ -381,25 +370,15 @@ def _stockham(read, outer, n, inner, sign: float):
     quarter = n >> 2
     ys = [read(o, j, col), _masked(read(o, j + quarter, col), first == 2),
           _masked(read(o, j + (n >> 1), col), first >= 1), _masked(read(o, j + 3 * quarter, col), first == 2)]
-    re, im = _radix4(*ys, m & ((1 << first) - 1), sign)
-    planes[0][_at(pos(u), col)] = re
-    planes[1][_at(pos(u), col)] = im
-    passes = (lg - first) >> 1
-    if isinstance(passes, int):
-        for s in range(passes):
-            src, dst = (planes[:2], planes[2:]) if s % 2 == 0 else (planes[2:], planes[:2])
-            _pass4(src, dst, twiddles, rows, inner, n, lg, first + 2 * s, pos, sign)
-        final = planes[:2] if passes % 2 == 0 else planes[2:]
-        return lambda o, k, col: tuple(p[_at(pos(o * n + k), col)] for p in final)
-    with loop(passes) as s:
-        for parity, src, dst in ((0, planes[:2], planes[2:]), (1, planes[2:], planes[:2])):
-            with if_cond((s & 1) == parity):
-                _pass4(src, dst, twiddles, rows, inner, n, lg, first + 2 * s, pos, sign)
-    with if_cond((passes & 1) == 1):
-        u, col = _grid(rows, inner)
-        planes[0][_at(pos(u), col)] = planes[2][_at(pos(u), col)]
-        planes[1][_at(pos(u), col)] = planes[3][_at(pos(u), col)]
-    return lambda o, k, col: tuple(p[_at(pos(o * n + k), col)] for p in planes[:2])
+    planes = _radix4(*ys, m & ((1 << first) - 1), sign)
+    # A host loop over the passes, also for a static n: it compiles to two kernels whatever
+    # n is, and the gradient runs it backwards.
+    planes = [copy(p) for p in planes]
+    with loop((lg - first) >> 1) as s:
+        re, im = _pass4(planes, twiddles, rows, inner, n, lg, first + 2 * s, sign)
+        planes[0].val = re
+        planes[1].val = im
+    return lambda o, k, col: tuple(p[_at(o * n + k, col)] for p in planes)
 
 
 def _select_int(condition, a, b):
@@ -414,22 +393,19 @@ def _masked(pair, keep):
     return select(keep, pair[0], 0.0), select(keep, pair[1], 0.0)
 
 
-def _pass4(src, dst, twiddles, rows, inner, n, lg, lg_l, pos, sign: float):
+def _pass4(planes, twiddles, rows, inner, n, lg, lg_l, sign: float):
     """One radix-4 pass: sub-transforms of length L = 2^lg_l become 4L long."""
     u, col = _grid(rows, inner)
     m = u & (n - 1)
-    start = u - m
     k = m & ((1 << lg_l) - 1)
-    j = start + ((m >> (lg_l + 2)) << lg_l) + k
+    j = u - m + ((m >> (lg_l + 2)) << lg_l) + k
     step = lg - lg_l - 2  # W^(p k), W = exp(sign 2 pi i / 4L), is twiddle (p k) << step of n
     ys = []
     for p in range(4):
-        at = _at(pos(j + p * (n >> 2)), col)
-        y = (src[0][at], src[1][at])
+        at = _at(j + p * (n >> 2), col)
+        y = (planes[0][at], planes[1][at])
         ys.append(_cmul(y, twiddles((p * k) << step)) if p else y)
-    re, im = _radix4(*ys, (m >> lg_l) & 3, sign)
-    dst[0][_at(pos(u), col)] = re
-    dst[1][_at(pos(u), col)] = im
+    return _radix4(*ys, (m >> lg_l) & 3, sign)
 
 
 def _bluestein(read, outer, n, inner, sign: float):

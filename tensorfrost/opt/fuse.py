@@ -236,6 +236,13 @@ class _Fusion:
 
         def place(node, shape):
             nonlocal current
+            if waiting and self._touches_elsewhere(node, shape, waiting):
+                # A use at another element (a gradient's scatter into its zeroed adjoint) must
+                # not share a kernel with the zeroing: it could land before the zero does.
+                declarations = waiting[:]
+                waiting.clear()
+                for declaration in declarations:
+                    place(declaration.node, declaration.shape)
             if current is None or not self._joins(current, node, shape):
                 current = _Cluster(shape)
                 clusters.append(current)
@@ -263,6 +270,11 @@ class _Fusion:
             declaration = waiting.pop(0)
             place(declaration.node, declaration.shape)
         return clusters
+
+    def _touches_elsewhere(self, node: Node, shape, waiting: list) -> bool:
+        """Whether ``node`` reads or writes a waiting declared variable at other than its own element."""
+        reads, writes, _, _ = self._accesses(node, shape)
+        return any((reads.get(item.node, set()) | writes.get(item.node, set())) - {"id"} for item in waiting)
 
     def _is_declaration(self, node: Node) -> bool:
         return node.op is CONST and node in self.mutable and node.rank > 0
