@@ -227,36 +227,46 @@ def _product(dims):
 
 class _Layout:
     """The axes before the transformed one merged into ``outer``, those after it into
-    ``inner`` (None when there are none, so the work planes are 1-D)."""
+    ``inner`` (None when there are none, so the work planes are 1-D). With at most one axis
+    on each side, tensors are indexed as they are; otherwise through a reshape (whose index
+    arithmetic divides)."""
 
     def __init__(self, dims, axis: int):
         self.outer = _product(dims[:axis])
         self.n = _static(dims[axis])
         self.inner = _product(dims[axis + 1:]) if axis + 1 < len(dims) else None
+        self.direct = axis <= 1 and len(dims) - axis - 1 <= 1
+        self.has_outer = axis > 0 or not self.direct
 
     def shape(self, n, parts: bool) -> list:
-        return [self.outer, n] + ([] if self.inner is None else [self.inner]) + ([2] if parts else [])
+        outer = [self.outer] if self.has_outer else []
+        return outer + [n] + ([] if self.inner is None else [self.inner]) + ([2] if parts else [])
 
     def view(self, x: Tensor, parts: bool) -> Tensor:
         """``x`` as [outer, n, inner] (with a trailing 2 for a complex ``x``)."""
-        return reshape(x, self.shape(self.n, parts))
+        return x if self.direct else reshape(x, self.shape(self.n, parts))
 
-    @staticmethod
-    def load(grid, o, m, col, part=None):
-        at = (o, m) + (() if col is None else (col,)) + (() if part is None else (part,))
-        return grid[at]
+    def at(self, o, m, col, part=None) -> tuple:
+        """The index of element (o, m, col) in a tensor of ``shape(...)``."""
+        return ((o,) if self.has_outer else ()) + (m,) + (() if col is None else (col,)) + \
+            (() if part is None else (part,))
+
+    def load(self, grid, o, m, col, part=None):
+        return grid[self.at(o, m, col, part)]
 
 
 def _assemble(result, layout: _Layout, n_out, out_dims, scale, complex_out: bool) -> Tensor:
     """The output tensor of ``out_dims``: ``result(o, k, col)`` at every position, times
     ``scale``."""
     grid = indices(layout.shape(n_out, complex_out))
-    col = None if layout.inner is None else grid[2]
-    re, im = result(grid[0], grid[1], col)
+    o = grid[0] if layout.has_outer else 0
+    k = grid[1 if layout.has_outer else 0]
+    col = None if layout.inner is None else grid[2 if layout.has_outer else 1]
+    re, im = result(o, k, col)
     value = select(grid[-1] == 0, re, im) if complex_out else re
     if not (isinstance(scale, float) and scale == 1.0):
         value = value * scale
-    return reshape(value, list(out_dims) + ([2] if complex_out else []))
+    return value if layout.direct else reshape(value, list(out_dims) + ([2] if complex_out else []))
 
 
 # -- transforms of one length ---------------------------------------------------------------------
@@ -400,11 +410,14 @@ def _pass4(planes, twiddles, rows, inner, n, lg, lg_l, sign: float):
     k = m & ((1 << lg_l) - 1)
     j = u - m + ((m >> (lg_l + 2)) << lg_l) + k
     step = lg - lg_l - 2  # W^(p k), W = exp(sign 2 pi i / 4L), is twiddle (p k) << step of n
+    w1 = twiddles(k << step)
+    w2 = _cmul(w1, w1)  # powers by products: two more roundings, no more table reads
+    powers = [None, w1, w2, _cmul(w1, w2)]
     ys = []
     for p in range(4):
         at = _at(j + p * (n >> 2), col)
         y = (planes[0][at], planes[1][at])
-        ys.append(_cmul(y, twiddles((p * k) << step)) if p else y)
+        ys.append(_cmul(y, powers[p]) if p else y)
     return _radix4(*ys, (m >> lg_l) & 3, sign)
 
 
