@@ -34,6 +34,7 @@ from ..tracing.api import buffer, const, if_cond, index, indices, loop
 from ..tracing.mathfn import ceil, copy, cos, log2, select, sin, uint
 from ..tracing.mathfn import float as to_float
 from ..tracing.mathfn import int as to_int
+from ..tracing.mathfn import max as maximum
 from ..tracing.mathfn import round as to_round
 from ..tracing.tensor import Tensor, node_of
 
@@ -41,15 +42,14 @@ from ..tracing.tensor import Tensor, node_of
 
 
 def complex(re, im) -> Tensor:  # noqa: A001 (numpy's name)
-    """A complex tensor [..., 2] from real and imaginary parts of equal shape [...]::
+    """A complex tensor [..., 2] from float32 real and imaginary parts of shape [...]::
 
         z = tf.fft.complex(x, tf.zeros(x.shape))
     """
     re, im = _require_tensor(re, "complex", "re"), _require_tensor(im, "complex", "im")
-    shape = list(re.shape) + [2]
-    c = index(len(shape) - 1, shape)
-    parts = tuple(slice(None) for _ in re.shape)
-    return select(c == 0, _expand(re, parts), _expand(im, parts))
+    grid = indices(list(re.shape) + [2])
+    at = grid[:-1]
+    return select(grid[-1] == 0, re[at] if at else re, im[at] if at else im)
 
 
 def real(z) -> Tensor:
@@ -60,12 +60,6 @@ def real(z) -> Tensor:
 def imag(z) -> Tensor:
     """The imaginary part [...] of a complex tensor [..., 2]."""
     return _require_complex(z, "imag")[..., 1]
-
-
-def _expand(x: Tensor, parts: tuple) -> Tensor:
-    """``x`` [...] read at every position of a [..., 2] grid (the trailing index ignored)."""
-    grid = indices(list(x.shape) + [2])
-    return x[grid[:-1]] if parts else x
 
 
 def _cmul(a, b):
@@ -133,9 +127,10 @@ def irfft(x, n=None, axis: int = -1) -> Tensor:
     axis = _axis(axis, len(dims), "irfft")
     m_in = dims[axis]
     if n is None:
-        n = 2 * (m_in - 1)
-    elif isinstance(n, bool) or not isinstance(n, (int, Tensor)) or (isinstance(n, int) and n < 1):
-        raise ArgumentError(f"tf.fft.irfft: n must be a positive int or an int tensor, got {n!r}", user_location())
+        n = _static(2 * (m_in - 1))
+    if isinstance(n, bool) or not isinstance(n, (int, Tensor)) or (isinstance(n, int) and n < 1):
+        raise ArgumentError(f"tf.fft.irfft: n must be a positive int or an int tensor, got {n!r} (the default "
+                            "2 * (m - 1) is 0 for one frequency: give n)", user_location())
     out_dims = dims[:axis] + [n] + dims[axis + 1:]
     layout = _Layout(out_dims, axis)
     source = _Layout(dims, axis)
@@ -301,7 +296,7 @@ def _log2_of(n):
     """log2 of a power of two ``n``: a Python int for a static n, else a host scalar."""
     if isinstance(n, int):
         return n.bit_length() - 1
-    return to_int(to_round(log2(to_float(n))))
+    return to_int(to_round(log2(to_float(maximum(n, 1)))))  # n = 0 (an empty axis): no passes
 
 
 def _unit_circle(t, n, sign: float):
@@ -428,7 +423,7 @@ def _bluestein(read, outer, n, inner, sign: float):
     if isinstance(n, int):
         m = 1 << max(2 * n - 2, 0).bit_length()
     else:
-        m = 1 << to_int(ceil(log2(to_float(2 * n - 1))))
+        m = 1 << to_int(ceil(log2(to_float(maximum(2 * n - 1, 1)))))
     t = index(0, [n])
     chirp = tuple(_keep(v) for v in _chirp(t, n, sign))
 
