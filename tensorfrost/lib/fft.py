@@ -16,10 +16,13 @@ tensor is the axis of length n. Normalization is numpy's "backward": ``ifft`` an
 
 Lengths that are powers of two run a Stockham FFT: a radix-4 pass per kernel (radix 2 for
 the first pass when log2 n is odd), a host loop over the log4 n passes, twiddles from two
-small tables of exact angles (error of float32 roundoff). Other lengths use Bluestein's
-chirp-z transform: a convolution computed with three power-of-two FFTs of length at least
-2n - 1. Sizes may be known only when the program runs; every transform is batched over
-the other axes, and gradients flow through all of them.
+small tables of exact angles (errors of a few float32 roundoffs times log2 n). Other
+lengths (below 2^30) use Bluestein's chirp-z transform: a convolution done with three
+power-of-two FFTs of length m >= 2n - 1, so about 6x the time of a power of two near n.
+A length known only when the program runs (``tf.input([-1, ...])``) compiles both
+algorithms and the host picks one per call; a static length compiles only its own. Every
+transform is batched over the other axes, and ``tf.grad`` differentiates through all of
+them (the passes are values carried by a loop, which the gradient runs backwards).
 """
 
 from __future__ import annotations
