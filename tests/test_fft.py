@@ -73,21 +73,21 @@ def test_static_lengths_and_real_transforms(backend, rng):
     def program():
         x = tf.input([3, 16, 2], tf.float32)
         y = tf.input([2, 12, 2], tf.float32)
-        r = tf.input([2, 10], tf.float32)
+        r = tf.input([2, 16], tf.float32)
         s = tf.input([4, 7], tf.float32)
         spectrum = tf.fft.rfft(s)
         return [tf.fft.fft(x), tf.fft.ifft(y), tf.fft.rfft(r), spectrum, tf.fft.irfft(spectrum, 7),
                 tf.fft.irfft(tf.fft.rfft(r))]
     x, y = random_complex(rng, (3, 16)), random_complex(rng, (2, 12))
-    r, s = rng.standard_normal((2, 10)).astype(np.float32), rng.standard_normal((4, 7)).astype(np.float32)
+    r, s = rng.standard_normal((2, 16)).astype(np.float32), rng.standard_normal((4, 7)).astype(np.float32)
     out = [t.numpy for t in tf.compile(program)(pairs(x), pairs(y), r, s)]
     assert_close(as_complex(out[0]), np.fft.fft(x), 16)
     assert_close(as_complex(out[1]), np.fft.ifft(y), 12)
-    assert out[2].shape == (2, 6, 2) and out[3].shape == (4, 4, 2)
-    assert_close(as_complex(out[2]), np.fft.rfft(r), 10)
+    assert out[2].shape == (2, 9, 2) and out[3].shape == (4, 4, 2)
+    assert_close(as_complex(out[2]), np.fft.rfft(r), 16)
     assert_close(as_complex(out[3]), np.fft.rfft(s), 7)
     assert_close(out[4], s, 7)
-    assert_close(out[5], r, 10)
+    assert_close(out[5], r, 16)
 
 
 def real_transforms():
@@ -123,21 +123,21 @@ def test_irfft_pads_and_truncates_like_numpy(backend, rng):
 
 def test_every_axis_and_two_dimensional_transforms(backend, rng):
     def program():
-        x = tf.input([2, 6, 8, 2], tf.float32)
-        w = tf.input([2, 3, 4, 5, 2], tf.float32)
-        r = tf.input([6, 10], tf.float32)
+        x = tf.input([2, 4, 8, 2], tf.float32)
+        w = tf.input([2, 4, 4, 5, 2], tf.float32)
+        r = tf.input([8, 6], tf.float32)
         spectrum = tf.fft.rfft2(r)
         return [tf.fft.fft2(x), tf.fft.ifft2(x), tf.fft.fft(x, axis=0), tf.fft.ifft(w, axis=1),
-                spectrum, tf.fft.irfft2(spectrum, (6, 10))]
-    x, w = random_complex(rng, (2, 6, 8)), random_complex(rng, (2, 3, 4, 5))
-    r = rng.standard_normal((6, 10)).astype(np.float32)
+                spectrum, tf.fft.irfft2(spectrum, (8, 6))]
+    x, w = random_complex(rng, (2, 4, 8)), random_complex(rng, (2, 4, 4, 5))
+    r = rng.standard_normal((8, 6)).astype(np.float32)
     out = [t.numpy for t in tf.compile(program)(pairs(x), pairs(w), r)]
     assert_close(as_complex(out[0]), np.fft.fft2(x), 8)
     assert_close(as_complex(out[1]), np.fft.ifft2(x), 8)
     assert_close(as_complex(out[2]), np.fft.fft(x, axis=0), 2)
-    assert_close(as_complex(out[3]), np.fft.ifft(w, axis=1), 3)  # more than one axis after it
-    assert_close(as_complex(out[4]), np.fft.rfft2(r), 10)
-    assert_close(out[5], r, 10)
+    assert_close(as_complex(out[3]), np.fft.ifft(w, axis=1), 4)  # more than one axis after it
+    assert_close(as_complex(out[4]), np.fft.rfft2(r), 8)
+    assert_close(out[5], r, 6)
 
 
 def test_complex_helpers(backend, rng):
@@ -169,8 +169,9 @@ def test_kernel_program_front_end(backend, rng):
 
 def test_large_power_of_two_on_cpu(rng):
     def program():
-        x = tf.input([-1, 2], tf.float32)
-        return tf.fft.ifft(tf.fft.fft(x) * 1.0), tf.fft.fft(x)
+        x = tf.input([1 << 18, 2], tf.float32)
+        forward = tf.fft.fft(x)
+        return tf.fft.ifft(forward), forward
     a = random_complex(rng, 1 << 18)
     back, forward = (t.numpy for t in tf.compile(program)(pairs(a)))
     assert_close(as_complex(forward), np.fft.fft(a), 1 << 18)
