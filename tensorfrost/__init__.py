@@ -55,7 +55,7 @@ from .ir.errors import (
     TensorFrostError,
     TraceError,
 )
-from .lib import linalg, random, sort
+from .lib import fft, linalg, random, sort
 from .lib.atomics import scatterAddPrev
 from .lib.scan import cummax, cummin, cumprod, cumsum, prefix_sum, segmented_prefix_sum
 from .nn import Module, Parameter, ParameterArray, clipping, optimizers, regularizers
@@ -214,6 +214,6 @@ __all__ = [
     "window", "show_window", "hide_window", "window_should_close", "get_window_size", "get_mouse_position",
     "is_mouse_button_pressed", "is_key_pressed", "render_frame", "MOUSE_BUTTON_0", "MOUSE_BUTTON_1",
     "MOUSE_BUTTON_2", *KEYS, "imgui", "imgui_begin", "imgui_end", "imgui_text", "imgui_slider", "imgui_button",
-    "imgui_checkbox", "imgui_plotlines", "linalg", "random", "sort", "nn",
+    "imgui_checkbox", "imgui_plotlines", "linalg", "random", "sort", "nn", "fft",
     "cumsum", "cumprod", "cummax", "cummin", "segmented_prefix_sum",
 ]
