@@ -3,8 +3,8 @@ they are written, and whether a value read at one point is still the same at ano
 
 from __future__ import annotations
 
-from ..ir.node import Node, Program, positions, scope_end
-from ..ir.ops import ALLOC, CONST, DIM_ID, ELEMENTWISE, INPUT, INPUT_DIM, LOAD, LOOP, SET, SOURCE
+from ..ir.node import Node, Program, operands, positions, scope_end, walk
+from ..ir.ops import ALLOC, CONST, DIM_ID, ELEMENTWISE, INPUT, INPUT_DIM, LOAD, LOOP, SET, SOURCE, STORE
 
 # The cost model of the passes that recompute values instead of storing them (reindex,
 # recompute): an op costs its table entry's ``cost``, a read of memory MEMORY_READ, and a
@@ -88,3 +88,36 @@ def is_cheap_source(node: Node) -> bool:
 def reads_only_values(node: Node) -> bool:
     """True for pure elementwise nodes and sources (what can be recomputed anywhere)."""
     return node.op.kind == ELEMENTWISE or is_cheap_source(node) or node.op is INPUT_DIM
+
+
+def backward_slice(kernel: Node, roots) -> set:
+    """The nodes of ``kernel``'s body that the ``roots`` depend on (values, variables,
+    enclosing control flow, and the breaks and continues of the loops kept)."""
+    inside = set(walk(kernel.body))
+    sets_of: dict[Node, list] = {}
+    exits_of: dict[Node, list] = {}
+    for node in inside:
+        if node.op is SET:
+            sets_of.setdefault(node.args[0], []).append(node)
+        elif node.op.jump:
+            loop = node.enclosing_loop()
+            if loop is not None:
+                exits_of.setdefault(loop, []).append(node)
+    kept, work = set(), list(roots)
+    while work:
+        node = work.pop()
+        if node in kept or node not in inside:
+            continue
+        kept.add(node)
+        work.extend(operands(node))
+        work.extend(sets_of.get(node, ()))
+        work.extend(exits_of.get(node, ()))
+        owner = node.scope.owner
+        if owner is not None and owner is not kernel:
+            work.append(owner)
+    return kept
+
+
+def slice_buffers(kept: set) -> set:
+    """The buffers the nodes of a slice load from or write to."""
+    return {n.args[0] for n in kept if n.op in (LOAD, STORE) or n.op.atomic}

@@ -9,8 +9,9 @@ variable used by several parts lives in such a buffer. Only the top level of the
 cut: a loop that alone needs too many buffers stays whole (the backend says so).
 
 Runs only when the program carries a ``max_buffers`` limit (the OpenGL backend sets it to
-the driver's storage-block limit), and only on kernels that read a buffer they write: the
-others the backend splits by recomputing each output's slice, which needs no buffers.
+the driver's storage-block limit), and only on kernels that read a buffer they write or
+that have an output whose slice alone needs too many buffers: the others the backend
+splits by recomputing each output's slice, which needs no buffers.
 Guarantees afterwards: every such kernel whose top level can be cut touches at most
 ``max_buffers`` buffers.
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, walk
 from ..ir.ops import CONST, DIM_ID, KERNEL, LOAD, OPS, SET
-from .analysis import is_write
+from .analysis import backward_slice, is_write, slice_buffers
 
 
 def _make(op: str, args=(), dtype=None, shape=(), attrs=None, name=None) -> Node:
@@ -157,15 +158,27 @@ def _replace(old: Node, new: Node, after: bool = False) -> None:
 
 
 
+def _needs_fission(kernel: Node, limit: int) -> bool:
+    """Whether the backend cannot split ``kernel`` by recomputing each output's slice: it reads
+    a buffer it writes, or the slice of one output alone needs more than ``limit`` buffers."""
+    body = list(walk(kernel.body))
+    loaded = {n.args[0] for n in body if n.op is LOAD}
+    writes = [n for n in body if is_write(n) and n.op is not SET]
+    if any(n.args[0] in loaded for n in writes):
+        return True
+    if len(_memory(kernel)) <= limit:
+        return False
+    return any(len(slice_buffers(backward_slice(kernel, [w]))) > limit for w in writes)
+
+
 def run(program: Program) -> Program:
     limit = getattr(program, "max_buffers", None)
     if not limit:
         return program
     mutable = {n.args[0] for n in program.walk() if is_write(n)}
     for kernel in [n for n in program.walk() if n.op is KERNEL]:
-        loaded = {n.args[0] for n in walk(kernel.body) if n.op is LOAD}
-        if not any(is_write(n) and n.op is not SET and n.args[0] in loaded for n in walk(kernel.body)):
-            continue  # reads nothing it writes: the backend can split it by recomputing, no buffers
+        if not _needs_fission(kernel, limit):
+            continue
         fission = _Fission(kernel, limit, mutable)
         parts = fission.parts()
         if parts is None:
