@@ -3,7 +3,6 @@
 import os
 import shutil
 import subprocess
-import time
 
 import numpy as np
 import pytest
@@ -52,12 +51,17 @@ def x_display():
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
         pytest.skip("no X display, and no Xvfb to start one (apt-get install xvfb)")
-    number = next(n for n in range(91, 200) if not os.path.exists(f"/tmp/.X11-unix/X{n}"))
-    server = subprocess.Popen([xvfb, f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 10
-    while not os.path.exists(f"/tmp/.X11-unix/X{number}") and time.time() < deadline:
-        time.sleep(0.05)
+    # -displayfd: the server picks a free display itself and writes its number when ready, so
+    # test processes running side by side (pytest -n) never race for one number.
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen([xvfb, "-displayfd", str(write_end), "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,))
+    os.close(write_end)
+    with os.fdopen(read_end) as announced:
+        number = announced.readline().strip()
+    if not number:
+        server.kill()
+        pytest.fail(f"{xvfb} did not start (it announced no display number)")
     os.environ["DISPLAY"] = f":{number}"
     try:
         yield os.environ["DISPLAY"]
@@ -65,3 +69,15 @@ def x_display():
         del os.environ["DISPLAY"]
         server.terminate()
         server.wait(timeout=10)
+
+
+def central_differences(f, x, h=1e-6):
+    """d f / d x of a scalar function of a float64 array, by central differences (error
+    ~h^2 |f'''|; h must stay well above float64 rounding of f's values)."""
+    x = np.asarray(x, np.float64)
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[index] = h
+        grad[index] = (f(x + step) - f(x - step)) / (2 * h)
+    return grad

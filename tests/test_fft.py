@@ -14,6 +14,7 @@ import pathlib
 
 import numpy as np
 import pytest
+from conftest import central_differences
 
 import tensorfrost as tf
 
@@ -181,16 +182,6 @@ def test_large_power_of_two_on_cpu(rng):
 # -- gradients ------------------------------------------------------------------------------------
 
 
-def central(loss, x, h=1e-6):
-    grad = np.zeros_like(x, np.float64)
-    for index in np.ndindex(x.shape):
-        up, down = x.astype(np.float64), x.astype(np.float64)
-        up[index] += h
-        down[index] -= h
-        grad[index] = (loss(up) - loss(down)) / (2 * h)
-    return grad
-
-
 @pytest.mark.parametrize("kind, n, known", [("fft", 8, False), ("fft", 6, True), ("ifft", 16, True), ("ifft", 5, True),
                                             ("rfft", 7, True), ("irfft", 8, True)])
 def test_gradients_match_central_differences(backend, rng, kind, n, known):
@@ -221,7 +212,7 @@ def test_gradients_match_central_differences(backend, rng, kind, n, known):
     x = rng.standard_normal((2, n) if real_in else (2, n, 2)).astype(np.float32)
     w = rng.standard_normal(out_shape).astype(np.float32)
     loss, grad = tf.compile(program)(x, w)
-    want = central(numpy_loss, x)
+    want = central_differences(numpy_loss, x)
     np.testing.assert_allclose(float(loss.numpy.ravel()[0]), numpy_loss(x.astype(np.float64)), rtol=1e-5)
     np.testing.assert_allclose(grad.numpy, want, rtol=0, atol=1e-5 * np.abs(want).max() * n)
 

@@ -10,6 +10,7 @@ row-shuffled x + 3 sqrt(n) I, cond of a few), and ``_tolerance`` allows 8 times 
 import numpy as np
 import pytest
 import scipy.linalg
+from conftest import central_differences
 
 import tensorfrost as tf
 from tensorfrost.lib import linalg
@@ -300,16 +301,6 @@ def test_svd_matches_numpy(backend, rng):
 # -- gradients -----------------------------------------------------------------------------------------
 
 
-def _central_differences(f, a, h=1e-6):
-    """d f / d a of a scalar float64 function, by central differences (errors ~h^2 |f'''|)."""
-    grad = np.zeros_like(a)
-    for index in np.ndindex(a.shape):
-        step = np.zeros_like(a)
-        step[index] = h
-        grad[index] = (f(a + step) - f(a - step)) / (2 * h)
-    return grad
-
-
 GRADIENT_CASES = {
     "cholesky": (lambda a, b, w: tf.sum(tf.sum(linalg.cholesky(a) * w)),
                  lambda a, b, w: np.sum(np.linalg.cholesky(a) * w)),
@@ -340,8 +331,8 @@ def test_gradient_matches_central_differences(backend, rng, name):
         return [tf.grad(loss, a_in), tf.grad(loss, b_in)]
     grad_a, grad_b = (t.numpy for t in tf.compile(program)(a, b, w))
     a64, b64, w64 = (x.astype(np.float64) for x in (a, b, w))
-    want_a = _central_differences(lambda x: reference(x, b64, w64), a64)
-    want_b = _central_differences(lambda x: reference(a64, x, w64), b64)
+    want_a = central_differences(lambda x: reference(x, b64, w64), a64)
+    want_b = central_differences(lambda x: reference(a64, x, w64), b64)
     # float32 gradients of well-conditioned 5x5 problems: relative errors of a few 1e-6
     scale = max(np.abs(want_a).max(), np.abs(want_b).max())
     np.testing.assert_allclose(grad_a, want_a, atol=2e-5 * scale)

@@ -3,6 +3,7 @@ backend, against numpy; gradients against central finite differences in float64.
 
 import numpy as np
 import pytest
+from conftest import central_differences
 
 import tensorfrost as tf
 from tensorfrost.backend import current_device
@@ -271,15 +272,6 @@ def test_segmented_prefix_sum_along_axis_0_with_bool_flags(backend, rng):
 # -- gradients --------------------------------------------------------------------------------
 
 
-def _central_difference(f, x, eps=1e-4):
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        step = np.zeros_like(x)
-        step[i] = eps
-        grad[i] = (f(x + step) - f(x - step)) / (2 * eps)
-    return grad
-
-
 def test_prefix_sum_gradient_matches_finite_differences(backend, rng):
     shape = (3, 11)
     x = rng.standard_normal(shape).astype(np.float32)
@@ -296,7 +288,7 @@ def test_prefix_sum_gradient_matches_finite_differences(backend, rng):
     for grad, (exclusive, reverse) in zip(got, variants):
         def loss(v, e=exclusive, r=reverse):
             return np.sum(w64 * _numpy_scan(np.cumsum, v * v, 1, e, r))
-        want = _central_difference(loss, x.astype(np.float64))
+        want = central_differences(loss, x.astype(np.float64), h=1e-4)
         # float32 sums of 11 products of size ~1: errors of a few 1e-6
         np.testing.assert_allclose(grad, want, atol=1e-4)
 
@@ -315,7 +307,7 @@ def test_cumprod_gradient_matches_finite_differences(backend, rng):
     for grad, (exclusive, reverse) in zip(got, variants):
         def loss(v, e=exclusive, r=reverse):
             return np.sum(w64 * _numpy_scan(np.cumprod, v, 0, e, r, 1.0))
-        want = _central_difference(loss, x.astype(np.float64))
+        want = central_differences(loss, x.astype(np.float64), h=1e-4)
         # products of up to 9 factors in [0.5, 1.5]: float32 relative errors of ~1e-6
         np.testing.assert_allclose(grad, want, rtol=1e-4, atol=1e-5)
 

@@ -22,13 +22,16 @@ def buddhabrot():
         seed.val = tf.pcg(seed)
         return tf.float(seed) / tf.float(0xFFFFFFFF)
 
+    aspect = tf.float(S) / tf.float(S)
     with tf.loop(SAMPLES):
         u = rand()
         v = rand()
-        cx = (u * 2.0 - 1.0) * 2.0
-        cy = (v * 2.0 - 1.0) * 2.0
-        z_re = tf.copy(tf.const(0.0))
-        z_im = tf.copy(tf.const(0.0))
+        cx = (u * 2.0 - 1.0) * aspect * 2.0
+        cy = (v * 2.0 - 1.0) * aspect * 2.0
+        z0x = aspect * 0.0  # scalar copies that .val widens to per-pixel values
+        z0y = aspect * 0.0
+        z_re = tf.copy(z0x)
+        z_im = tf.copy(z0y)
         steps = tf.zeros([], tf.int32)  # upstream names it l
 
         def mandelbrot_iter(z_re, z_im):
@@ -44,8 +47,8 @@ def buddhabrot():
             steps.val += 1
         with tf.if_cond(steps >= MAX_ITER):
             tf.continue_loop()
-        z_re.val = 0.0
-        z_im.val = 0.0
+        z_re.val = z0x
+        z_im.val = z0y
         with tf.loop(MAX_ITER):
             mandelbrot_iter(z_re, z_im)
             px = (tf.cos(.3 * time_var) * z_re + tf.sin(.3 * time_var) * cx) / 1.5 * 0.5 + 0.6
