@@ -488,3 +488,26 @@ def test_step_outside_a_program_and_bad_options():
         tf.optimizers.sgd([model.W])
     with pytest.raises(tf.TensorFrostError, match="expected a tf.Arg"):
         opt.compile_step([-1, 3])
+
+
+def test_compile_step_sees_what_changed_between_calls():
+    """The step passes the parameters it stored last time without checking them again; a
+    value assigned in between, or a parameter added to the model, must still be seen."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((8, 3)).astype(np.float32)
+    y = rng.standard_normal((8, 2)).astype(np.float32)
+    model = Linear(3, 2)
+    opt = tf.optimizers.sgd(model, learning_rate=0.1)
+    opt.initialize_parameters(seed=0)
+    step = opt.compile_step(tf.Arg([-1, 3], tf.float32), tf.Arg([-1, 2], tf.float32))
+    for _ in range(3):
+        step(x, y)
+    model.W = np.zeros((3, 2), np.float32)  # between calls: the next loss is that of W = 0
+    b = model.b.numpy
+    loss = step(x, y).numpy[0]
+    assert loss == pytest.approx(np.mean(np.mean((b - y) ** 2, axis=1)), rel=1e-5)
+    W_after = model.W.numpy  # and the step from W = 0 was stored
+    assert np.abs(W_after).max() > 0 and not np.array_equal(W_after, np.zeros((3, 2)))
+    model.extra = tf.Parameter([2], tf.float32, random_scale=0.0)  # the model grew: retrace
+    with pytest.raises(tf.ArgumentError, match=r"takes 5 input\(s\) \(learning_rate, x, y, net.W, net.b\), got 6"):
+        step(x, y)

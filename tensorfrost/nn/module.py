@@ -34,6 +34,14 @@ from ..tracing.api import input as tf_input
 from ..tracing.tensor import Tensor
 from .program import ModuleProgram
 
+_STRUCTURE = [0]  # counts changes of any module's members (not of their values)
+
+
+def structure_version() -> int:
+    """A number that changes whenever a parameter, array or module is added to or removed
+    from any module: programs that cache a module's parameter list check it."""
+    return _STRUCTURE[0]
+
 
 class Parameter:
     """A tensor of a module: its declared shape and dtype, how to initialize it, and
@@ -138,6 +146,7 @@ class ParameterArray:
         if isinstance(value, Parameter):
             self._items[index] = value
             self._items = dict(sorted(self._items.items()))
+            _STRUCTURE[0] += 1
         elif index in self._items:
             self._items[index].assign(value, f"{self._name}[{index}]")
         else:
@@ -240,6 +249,7 @@ class Module:
         if isinstance(value, (Parameter, ParameterArray, Module)):
             self.__dict__.pop(name, None)
             members[name] = value
+            _STRUCTURE[0] += 1
             if isinstance(value, ParameterArray):
                 value._name = name
         elif isinstance(members.get(name), Parameter):
@@ -261,6 +271,7 @@ class Module:
         members = self.__dict__.get("_members")
         if members is not None and name in members:
             del members[name]
+            _STRUCTURE[0] += 1
         else:
             object.__delattr__(self, name)
 

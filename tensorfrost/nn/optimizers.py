@@ -46,7 +46,7 @@ from ..tracing.tensor import Tensor
 from ..tracing.trace import Arg
 from .clipping import check_mode, clip_gradients
 from .clipping import none as clipping_none
-from .module import Module, Parameter, ParameterArray, fill_parameters
+from .module import Module, Parameter, ParameterArray, fill_parameters, structure_version
 from .program import ModuleProgram, parameter_names
 from .regularizers import decay as weight_decay
 from .regularizers import regularization
@@ -311,12 +311,28 @@ class TrainStep(ModuleProgram):
         label = name or f"{type(opt.net).__name__}_{type(opt).__name__}_step"
         super().__init__(opt, train_step, (Arg([1], dt.float32), *args), name=label, names=names)
         self._rate = (None, None)
+        self._params, self._version, self._last = [], None, []
 
     def __call__(self, *inputs):
         opt = self.module
-        fill_parameters(opt._walk(), None, overwrite=False)
         if self._rate[0] != opt.learning_rate:
             self._rate = (opt.learning_rate, tensor(np.array([opt.learning_rate], np.float32)))
+        if self._version == structure_version():
+            # The fast path: the parameters still hold what the last call stored (nothing to
+            # check again), so pass them as they are and store the new values directly.
+            values = [p.value for p in self._params]
+            if len(values) == len(self._last) and all(a is b for a, b in zip(values, self._last)):
+                out = self.program(self._rate[1], *inputs, *values)
+                return self._store(out)
+        fill_parameters(opt._walk(), None, overwrite=False)
         out = self.program(self._rate[1], *inputs, opt)
         opt.update_parameters(out[:-1])
+        self._params, self._version = [p for _, p in opt._walk()], structure_version()
+        return self._store(out)
+
+    def _store(self, out):
+        values = out[:-1]
+        for param, value in zip(self._params, values):
+            param.value = value
+        self._last = values
         return out[-1]
