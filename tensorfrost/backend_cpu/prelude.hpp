@@ -28,7 +28,9 @@ static int tf_fail(const char* format, const long long* values, int count) {
     if (!tf_error_out || tf_error_size <= 0) return 1;
     int used = 0;
     for (const char* p = format; *p && used < tf_error_size - 1; ++p) {
-        if (p[0] == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '}') {
+        if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {  // Python's escapes of braces
+            tf_error_out[used++] = *p++;
+        } else if (p[0] == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '}') {
             int k = p[1] - '0';
             int n = k < count ? snprintf(tf_error_out + used, (size_t)(tf_error_size - used), "%lld", values[k])
                               : snprintf(tf_error_out + used, (size_t)(tf_error_size - used), "?");

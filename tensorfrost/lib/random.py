@@ -27,6 +27,7 @@ from ..ir.builder import current
 from ..ir.errors import ArgumentError, user_location
 from ..ir.shapes import static_value
 from ..tracing.api import const, indices
+from ..tracing.helpers import element_index
 from ..tracing.mathfn import cos, log, pcg, select, sqrt, uint
 from ..tracing.mathfn import float as to_float
 from ..tracing.mathfn import int as to_int
@@ -61,21 +62,11 @@ def _seed_key(seed) -> Tensor:
     return const(seed % 2**32, (), dt.uint32)
 
 
-def _flat_index(shape) -> tuple[Tensor, tuple]:
-    axes = indices(shape)
-    dims = axes[0].shape if axes else ()
-    flat = uint(axes[0]) if axes else const(0, (), dt.uint32)
-    for axis, dim in zip(axes[1:], dims[1:]):
-        flat = flat * uint(dim) + uint(axis)
-    return flat, dims
-
-
 def bits(shape, seed=0, stream: int | None = None) -> Tensor:
     """Uniform random uint32 of ``shape``: every 32-bit pattern equally likely."""
     key = _seed_key(seed)
     salt = pcg(key + uint(const((_next_stream(stream) * _GOLDEN) % 2**32, (), dt.uint32)))
-    flat, _ = _flat_index(shape)
-    return pcg(pcg(flat ^ salt) + key)
+    return pcg(pcg(uint(element_index(shape)) ^ salt) + key)
 
 
 def _unit(word: Tensor) -> Tensor:

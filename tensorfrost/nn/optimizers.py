@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import dtypes as dt
-from ..ir.errors import TensorFrostError
+from ..ir.errors import TensorFrostError, TraceError, user_location
 from ..ir.shapes import describe_shape, static_value
 from ..runtime import TensorMemory, tensor
 from ..tracing.api import assert_tensor, grad
@@ -142,9 +142,9 @@ class Optimizer(Module):
             raise TensorFrostError(f"{type(self).__name__}.step: pass the loss, or the inputs of net.loss")
         loss = args[0] if len(args) == 1 else self.net.loss(*args)
         if isinstance(loss, Tensor) and any(static_value(d) != 1 for d in loss.node.shape):
-            raise TensorFrostError(f"{type(self).__name__}.step(x): one argument is the loss, a scalar, but this "
-                                   f"tensor has shape {describe_shape(loss.node.shape)}; for a net.loss of one "
-                                   "input, compute it first: opt.step(net.loss(x))")
+            raise TraceError(f"{type(self).__name__}.step(x): one argument is the loss, a scalar, but this "
+                             f"tensor has shape {describe_shape(loss.node.shape)}; for a net.loss of one "
+                             "input, compute it first: opt.step(net.loss(x))", user_location())
         for name, p in self.trained:
             if not isinstance(p.value, Tensor):
                 raise TensorFrostError(f"{type(self).__name__}.step runs inside a tensor program, after "

@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from ..ir import dtypes as dt
 from ..ir.errors import ShapeError, TraceError, user_location
 from .api import buffer, indices
+from .helpers import flat_index
 from .tensor import Tensor
 
 _OPEN: list = []  # the kernels being traced, innermost last
@@ -41,13 +42,15 @@ class _Kernel:
         self.shape = [Tensor(d) for d in self.indices[0].node.shape]
         self.group = group
         self.groups_along = [(size + g - 1) // g for size, g in zip(self.shape, group)]
-        group_id = self.indices[0] * 0
-        for index, g, count in zip(self.indices, group, self.groups_along):
-            group_id = group_id * count + index // g
-        self.group_id = group_id
-        self.group_count = 1
-        for count in self.groups_along:
-            self.group_count = count * self.group_count
+        self.group_id = flat_index(self.groups_along, [i // g for i, g in zip(self.indices, group)])
+        self.group_count = _product(self.groups_along)
+
+
+def _product(dims):
+    total = dims[0]
+    for d in dims[1:]:
+        total = total * d
+    return total
 
 
 @contextmanager
@@ -98,13 +101,7 @@ def group_buffer(size: int, dtype=dt.float32) -> _RowBuffer:
 def local_buffer(size: int, dtype=dt.float32) -> _RowBuffer:
     """``size`` elements private to each thread."""
     state = _current("tf.local_buffer")
-    flat = state.indices[0] * 0
-    for index, extent in zip(state.indices, state.shape):
-        flat = flat * extent + index
-    total = state.shape[0]
-    for extent in state.shape[1:]:
-        total = total * extent
-    return _RowBuffer(buffer([total, size], dtype), flat)
+    return _RowBuffer(buffer([_product(state.shape), size], dtype), flat_index(state.shape, state.indices))
 
 
 def group_barrier() -> None:

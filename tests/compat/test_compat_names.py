@@ -196,3 +196,17 @@ def test_print_value_prints_after_each_run_and_is_not_an_output(backend, capsys)
         return [x]
     with pytest.raises(tf.TraceError, match="print_value must be called at the top level"):
         tf.compile(inside_a_loop)
+
+
+def test_a_check_message_keeps_the_users_text_on_every_backend(backend):
+    """Braces, quotes and backslashes in an assert_value name reach the error as written
+    (the C++ host's formatter now reads Python's {{ }} escapes, as the others do)."""
+    name = 'ratio {0} "x"\\'
+
+    def program():
+        x = tf.input([-1], tf.float32)
+        tf.assert_value(name, x > 0.0)
+        return [x]
+    with pytest.raises(tf.RuntimeCheckError) as caught:
+        tf.compile(program)(np.array([-1.0], np.float32))
+    assert f"tf.assert_value: '{name}' is false" in str(caught.value)

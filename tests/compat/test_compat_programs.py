@@ -115,7 +115,8 @@ MS = 48
 
 
 def mandelbrot():
-    """Upstream's examples/Rendering/mandelbrot.ipynb (its '#TODO implement vector types')."""
+    """Upstream's examples/Rendering/mandelbrot.ipynb, which uses vector types upstream never
+    implemented (the notebook stops at its first tf.vec)."""
     def color_func(x, o):
         return 0.5 + 0.5 * tf.cos(3.0 + x * 0.15 + o)
 
