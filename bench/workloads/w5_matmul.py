@@ -1,5 +1,10 @@
 """W5: matrix product of two 2048 x 2048 float32 matrices; the metric is GFLOP/s (2 n^3 flops).
 
+Rows named ``<impl> (<shape>)`` time other shapes of the same work (2 n^3 flops a run), each
+against numpy on that shape: 1024^3 (eight products a run), 4096x4096x256 and 256x4096x4096
+(m x k x n: tall and wide), ``X^T @ G`` and ``G @ W^T`` at 2048^3 (as in a backward pass),
+and a batch of eight 1024^3 products. Each checks its own result against numpy in float64.
+
 tensorfrost runs it twice: ``A @ B`` and the explicit ``tf.sum(A[i, k] * B[k, j], axis=2)``
 (both should reach the target). numpy, jax and torch call a BLAS (OpenBLAS / Eigen / oneDNN);
 numba and the C are plain loops in i-k-j order; taichi is the plain i-j-k loop. The
@@ -27,6 +32,8 @@ def reference(inp, p):
 
 def check(outputs, reference):
     """Error relative to the scale of a dot product of n terms (|a|,|b| <= 1)."""
+    if isinstance(outputs[0], _Checked):
+        return float(outputs[0])
     got, want = np.asarray(outputs[0], np.float64), reference[0]
     if got.shape != want.shape:
         raise ValueError(f"shape {got.shape}, expected {want.shape}")
@@ -62,6 +69,71 @@ def c(inp, p, tiled=False):
         fn(cbuild.ptr(a), cbuild.ptr(b), cbuild.ptr(out), a.shape[0], a.shape[1], b.shape[1])
         return out
     return run, (lambda o: [o.copy()])
+
+
+class _Checked(float):
+    """The error a shape row measured against its own reference (``check`` passes it on)."""
+
+
+# name: (m, k, n, form, batch) as fractions of n; form "ab" is A @ B, "tn" A^T @ B, "nt" A @ B^T.
+SHAPES = {"1024^3": (0.5, 0.5, 0.5, "ab", 8), "4096x4096x256": (2, 2, 0.125, "ab", 1),
+          "256x4096x4096": (0.125, 2, 2, "ab", 1), "X^T@G": (1, 1, 1, "tn", 1), "G@W^T": (1, 1, 1, "nt", 1),
+          "8x1024^3 batched": (0.5, 0.5, 0.5, "ab", 0)}
+
+
+def _shape_inputs(p, shape):
+    """Operands of a shape row, as stored (a transposed operand as its transpose)."""
+    m, k, n, form, batch = SHAPES[shape]
+    m, k, n = (int(f * p["n"]) for f in (m, k, n))
+    rng = np.random.default_rng(5)
+    lead = (8,) if batch == 0 else ()
+    a = rng.uniform(-1, 1, lead + ((k, m) if form == "tn" else (m, k))).astype(np.float32)
+    b = rng.uniform(-1, 1, lead + ((n, k) if form == "nt" else (k, n))).astype(np.float32)
+    return a, b, form, batch
+
+
+def _numpy_form(a, b, form):
+    return (np.swapaxes(a, -1, -2) if form == "tn" else a) @ (np.swapaxes(b, -1, -2) if form == "nt" else b)
+
+
+def _shape_row(shape, make_run):
+    """An implementation of a shape row: ``make_run(a, b, form) -> (run, to_numpy)``, repeated
+    to do the work of one n^3 product, checked once against numpy in float64."""
+    def impl(inp, p):
+        a, b, form, batch = _shape_inputs(p, shape)
+        run_once, to_numpy = make_run(a, b, form)
+        repeats = max(batch, 1)
+        want = _numpy_form(a.astype(np.float64), b.astype(np.float64), form)
+        error = _Checked(np.max(np.abs(to_numpy(run_once()) - want)) / np.sqrt(a.shape[-1 if form != "tn" else -2]))
+
+        def run():
+            for _ in range(repeats - 1):
+                run_once()
+            return run_once()
+        return run, (lambda out: [error])
+    return impl
+
+
+def _tensorfrost_form(a, b, form):
+    import tensorfrost as tf
+
+    def matmul():
+        x = tf.input([-1] * a.ndim, tf.float32)
+        y = tf.input([-1] * b.ndim, tf.float32)
+        return (x.T if form == "tn" else x) @ (y.T if form == "nt" else y)
+
+    def batched():
+        x = tf.input([-1, -1, -1], tf.float32)
+        y = tf.input([x.shape[0], x.shape[2], -1], tf.float32)
+        return x @ y
+
+    prog = tf.compile(batched if a.ndim == 3 else matmul)
+    ta, tb = tf.tensor(a), tf.tensor(b)
+    return (lambda: prog(ta, tb)), (lambda out: out.numpy)
+
+
+def _numpy_run(a, b, form):
+    return (lambda: _numpy_form(a, b, form)), (lambda out: out)
 
 
 def numpy_impl(inp, p):
@@ -145,7 +217,11 @@ WORKLOAD = Workload(
     impls={"tensorfrost": tensorfrost, "tensorfrost (sum)": lambda i, p: tensorfrost(i, p, explicit=True),
            "c": c, "c (tiled)": lambda i, p: c(i, p, tiled=True), "numpy": numpy_impl, "numba": numba_impl,
            "jax": jax_impl, "torch": torch_impl,
-           "torch.compile": lambda i, p: torch_impl(i, p, compiled=True), "taichi": taichi_impl},
+           "torch.compile": lambda i, p: torch_impl(i, p, compiled=True), "taichi": taichi_impl,
+           **{f"{impl} ({shape})": _shape_row(shape, make) for shape in SHAPES
+              for impl, make in (("tensorfrost", _tensorfrost_form), ("numpy", _numpy_run))}},
     work=lambda p: 2 * p["n"] ** 3 / 1e9,
-    targets=[Target("peer", 0.4, peers=("numpy",), text="at least 40% of numpy (OpenBLAS)")],
+    targets=[Target("peer", 0.9, peers=("numpy",), impl="tensorfrost", text="at least 90% of numpy (OpenBLAS)"),
+             *(Target("peer", 0.9, peers=(f"numpy ({shape})",), impl=f"tensorfrost ({shape})",
+                      text=f"at least 90% of numpy at {shape}") for shape in SHAPES)],
 )

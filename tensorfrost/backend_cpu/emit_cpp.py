@@ -18,7 +18,7 @@ from ..ir.ops import ADD, BREAK, CONTINUE, IF, INPUT, KERNEL, LOAD, LOOP, MUL, S
 from ..ir.shapes import dims_equal
 from ..opt.analysis import set_variables
 from ..runtime import MAX_ELEMENTS
-from . import tiling
+from . import gemm, tiling
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
 PARALLEL_THRESHOLD = 8192  # grid elements below which a kernel runs on one thread
@@ -88,9 +88,11 @@ class CppLang(Lang):
     interrupt_check = "if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C"
 
 
-def prelude() -> str:
+def prelude(with_gemm: bool = True) -> str:
+    """The helpers generated code uses; ``tf_gemm`` only where asked (it costs g++ time)."""
     with open(PRELUDE_PATH) as f:
-        return f.read()
+        text = f.read()
+    return text + gemm.header() if with_gemm else text
 
 
 class CppProgram:
@@ -104,6 +106,7 @@ class CppProgram:
         self.bounded = index_arithmetic(program.walk())
         self.declarations: list[str] = []  # of the kernels' entry functions, for other units
         self.tiled: set[int] = set()  # indices of the tiled kernels
+        self.uses_gemm = False
         kernels = [n for n in program.walk() if n.op is KERNEL]
         self.kernel_sources = [self.kernel(k) for k in kernels]
         self.main_source = self.host()
@@ -111,7 +114,7 @@ class CppProgram:
         # what each function costs g++ to compile, in characters of plain code
         self.costs = [len(piece) * (TILED_COST if k in self.tiled else 1) for k, piece in enumerate(pieces)]
         self.cost = sum(self.costs)
-        self.full_source = "\n".join([prelude(), "// ---- kernels", *self.kernel_sources, "// ---- host",
+        self.full_source = "\n".join([prelude(self.uses_gemm), "// ---- kernels", *self.kernel_sources, "// ---- host",
                                       self.main_source])
 
     def units(self, count: int) -> list[str]:
@@ -129,7 +132,7 @@ class CppProgram:
             smallest = sizes.index(min(sizes))
             shares[smallest].append(k)
             sizes[smallest] += self.costs[k]
-        head = "\n".join([prelude(), "// ---- kernels of other units", *self.declarations])
+        head = "\n".join([prelude(self.uses_gemm), "// ---- kernels of other units", *self.declarations])
         return ["\n".join([head, "// ---- this unit", *(pieces[k] for k in sorted(share))]) for share in shares]
 
     def name(self, node: Node) -> str:
@@ -200,16 +203,38 @@ class CppProgram:
             # Masked tiles leave their loops early, so rows cost different times.
             schedule = "dynamic" if tiles is not None and tiles.masked else "static"
             pragma = f"#pragma omp parallel for schedule({schedule})" + collapse
+        plan = gemm.plan(kernel)
+        fast = [] if plan is None else self._gemm_path(kernel, plan, params, args, dims, rows)
         # Small grids run on the calling thread: even an idle parallel region costs ~0.3 us.
-        lines = [f"void {name}({', '.join(params)}) {{", f"    if ({total} >= {threshold}) {{",
+        lines = [f"void {name}({', '.join(params)}) {{", *["    " + line for line in fast],
+                 f"    if ({total} >= {threshold}) {{",
                  "        " + pragma, *["        " + line for line in loops], "    } else {",
                  *["        " + line for line in loops], "    }"]
         lines.append("}")
         return "\n".join(rows + lines)
 
-    def _body(self, kernel: Node, depth: int, interior=None) -> BodyEmitter:
-        body = BodyEmitter(self.lang, kernel.shape, [f"i{k}" for k in range(kernel.rank)],
-                           "tf_t" if kernel.rank else None, self.names)
+    def _gemm_path(self, kernel: Node, plan: gemm.Gemm, params: list, args: list, dims: list, rows: list) -> list:
+        """The kernel through ``tf_gemm`` when large; ``rows`` gets the function that runs
+        the rest of its body (the epilogue) on one row of C, if it has one."""
+        self.uses_gemm = True
+        body = self._body(kernel, 0)
+        outer = [f"i{k}" for k in range(kernel.rank - 1)]
+        name = kernel.attrs["name"]
+        if not plan.direct:
+            row_params = params + ["const float* __restrict tf_gemm_c"] + [f"const int32_t {v}" for v in outer]
+            rows += [f"static __attribute__((noinline)) void {name}_epilogue({', '.join(row_params)}) {{",
+                     *self._row_loops(kernel, dims, plan), "}"]
+        loops = [f"#pragma omp parallel for schedule(static) collapse({len(outer)})"]
+        loops += ["    " * k + f"for (int32_t i{k} = 0; i{k} < {dims[k]}; i{k}++)" for k in range(len(outer))]
+        loops.append("    " * len(outer) + f"{name}_epilogue({', '.join(args + ['tf_gemm_c'] + outer)});")
+        return gemm.fast_path(plan, body.value, self.name, loops)
+
+    def _body(self, kernel: Node, depth: int, interior=None, plan=None) -> BodyEmitter:
+        body = (BodyEmitter if plan is None else gemm.EpilogueEmitter)(
+            self.lang, kernel.shape, [f"i{k}" for k in range(kernel.rank)], "tf_t" if kernel.rank else None,
+            self.names)
+        if plan is not None:
+            body.gemm = plan
         body.mutable = self.mutable
         body.bounded = self.bounded
         body.interior = interior
@@ -229,7 +254,7 @@ class CppProgram:
                 pragmas[loop] = f"#pragma omp simd {clauses}"
         return pragmas
 
-    def _row_loops(self, kernel: Node, dims: list) -> list[str]:
+    def _row_loops(self, kernel: Node, dims: list, plan=None) -> list[str]:
         """The loop over the last grid axis. When loads are shifted along it (stencils), it is
         split into borders, where indices are clamped, and an interior, where they cannot
         leave the buffer, so the interior needs no clamping and vectorizes."""
@@ -249,7 +274,7 @@ class CppProgram:
         for begin, end, interior in ranges:
             lines.append(f"    for (int32_t {last} = {begin}; {last} < {end}; {last}++) {{")
             lines.append(f"        const int32_t tf_t = {flat};")
-            body = self._body(kernel, 2, interior)
+            body = self._body(kernel, 2, interior, plan)
             body.scope(kernel.body.nodes)
             lines += body.lines
             lines.append("    }")

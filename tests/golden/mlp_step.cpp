@@ -76,7 +76,28 @@ static __attribute__((noinline)) void mlp_step_k0_rows(const float* __restrict x
         }
     }
 }
+static __attribute__((noinline)) void mlp_step_k0_epilogue(const float* __restrict x_0, const float* __restrict w1_1, float* __restrict hidden_2, float* __restrict buf_3, const int32_t x_shape0_4, const float* __restrict tf_gemm_c, const int32_t i0) {
+    for (int32_t i1 = 0; i1 < 32; i1++) {
+        const int32_t tf_t = i0 * 32 + i1;
+        float v_5 = 0.0f;
+        v_5 = tf_gemm_c[tf_t];
+        const float hidden_11 = tf_tanh(v_5);
+        hidden_2[tf_t] = hidden_11;
+        buf_3[tf_t] = v_5;
+    }
+}
 void mlp_step_k0(const float* __restrict x_0, const float* __restrict w1_1, float* __restrict hidden_2, float* __restrict buf_3, const int32_t x_shape0_4) {
+    if ((long long)x_shape0_4 * 32 * 16 >= 4096000LL && x_shape0_4 >= 16 && 32 >= 16) {
+        float* tf_gemm_c = (float*)tf_allocator_in_use.alloc(tf_buffer_bytes((long long)x_shape0_4 * (long long)32));
+        if (tf_gemm_c) {
+            tf_gemm(x_shape0_4, 32, 16, x_0 + 0LL, 1LL * (long long)16, 1LL, w1_1 + 0LL, 1LL * (long long)32, 1LL, tf_gemm_c + (0LL) * x_shape0_4 * 32, 32);
+            #pragma omp parallel for schedule(static) collapse(1)
+            for (int32_t i0 = 0; i0 < x_shape0_4; i0++)
+                mlp_step_k0_epilogue(x_0, w1_1, hidden_2, buf_3, x_shape0_4, tf_gemm_c, i0);
+            tf_allocator_in_use.release(tf_gemm_c);
+            return;
+        }
+    }
     if ((long long)(x_shape0_4) * (long long)(32) >= 64) {
         #pragma omp parallel for schedule(static) collapse(2)
         for (int32_t tf_lane0 = 0; tf_lane0 < 32; tf_lane0 += 32)
@@ -162,6 +183,10 @@ static __attribute__((noinline)) void mlp_step_k1_rows(const float* __restrict h
     }
 }
 void mlp_step_k1(const float* __restrict hidden_2, const float* __restrict w2_12, float* __restrict buf_13, const int32_t x_shape0_4) {
+    if ((long long)x_shape0_4 * 4 * 32 >= 4096000LL && x_shape0_4 >= 16 && 4 >= 16) {
+        tf_gemm(x_shape0_4, 4, 32, hidden_2 + 0LL, 1LL * (long long)32, 1LL, w2_12 + 0LL, 1LL * (long long)4, 1LL, buf_13 + (0LL) * x_shape0_4 * 4, 4);
+        return;
+    }
     if ((long long)(x_shape0_4) * (long long)(4) >= 64) {
         #pragma omp parallel for schedule(static) collapse(2)
         for (int32_t tf_lane0 = 0; tf_lane0 < 4; tf_lane0 += 4)
@@ -396,6 +421,10 @@ static __attribute__((noinline)) void mlp_step_k5_rows(const float* __restrict b
     }
 }
 void mlp_step_k5(const float* __restrict buf_55, const float* __restrict buf_64, float* __restrict buf_67, const int32_t x_shape0_4) {
+    if ((long long)x_shape0_4 * 32 * 4 >= 4096000LL && x_shape0_4 >= 16 && 32 >= 16) {
+        tf_gemm(x_shape0_4, 32, 4, buf_55 + 0LL, 1LL * (long long)4, 1LL, buf_64 + 0LL, 1LL * (long long)32, 1LL, buf_67 + (0LL) * x_shape0_4 * 32, 32);
+        return;
+    }
     if ((long long)(x_shape0_4) * (long long)(32) >= 64) {
         #pragma omp parallel for schedule(static) collapse(2)
         for (int32_t tf_lane0 = 0; tf_lane0 < 32; tf_lane0 += 32)
@@ -500,6 +529,10 @@ static __attribute__((noinline)) void mlp_step_k7_rows(const float* __restrict h
     }
 }
 void mlp_step_k7(const float* __restrict hidden_74, const float* __restrict buf_55, float* __restrict buf_77, const int32_t x_shape0_4) {
+    if ((long long)32 * 4 * x_shape0_4 >= 4096000LL && 32 >= 16 && 4 >= 16) {
+        tf_gemm(32, 4, x_shape0_4, hidden_74 + 0LL, 1LL * (long long)x_shape0_4, 1LL, buf_55 + 0LL, 1LL * (long long)4, 1LL, buf_77 + (0LL) * 32 * 4, 4);
+        return;
+    }
     if ((long long)(32) * (long long)(4) >= 64) {
         #pragma omp parallel for schedule(static) collapse(2)
         for (int32_t tf_lane0 = 0; tf_lane0 < 4; tf_lane0 += 4)
@@ -608,6 +641,10 @@ static __attribute__((noinline)) void mlp_step_k9_rows(const float* __restrict x
     }
 }
 void mlp_step_k9(const float* __restrict x_0, const float* __restrict buf_84, float* __restrict buf_91, const int32_t x_shape0_4) {
+    if ((long long)16 * 32 * x_shape0_4 >= 4096000LL && 16 >= 16 && 32 >= 16) {
+        tf_gemm(16, 32, x_shape0_4, x_0 + 0LL, 1LL, 1LL * (long long)16, buf_84 + 0LL, 1LL * (long long)32, 1LL, buf_91 + (0LL) * 16 * 32, 32);
+        return;
+    }
     if ((long long)(16) * (long long)(32) >= 64) {
         #pragma omp parallel for schedule(static) collapse(2)
         for (int32_t tf_lane0 = 0; tf_lane0 < 32; tf_lane0 += 32)

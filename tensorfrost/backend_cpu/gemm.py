@@ -1,0 +1,156 @@
+"""Large matmuls as calls of a packed, cache-blocked GEMM (``gemm.hpp``).
+
+A lowered matmul is a kernel whose elements each run ``acc = 0; for k: acc += A[.., i, k] *
+B[.., k, j]`` (opt/lower.py) and then use ``acc`` (store it, or add a bias and apply an
+activation first). Lane tiling (tiling.py) runs that loop well while the operands fit in
+cache; past about 512^3 it waits on memory, since it neither blocks over k nor packs the
+operands. So a kernel of this form whose operands are buffers, read at (batch, row or
+column, k) indices, gets a second path, chosen at run time for large products: ``tf_gemm``
+computes every ``acc`` into C (the output buffer itself when the kernel only stores
+``acc``, else a scratch buffer), then the rest of the body runs per element with ``acc``
+read from C. Strides describe the operands, so transposed and batched ones need no copy.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..emit.clike import BodyEmitter
+from ..ir import dtypes as dt
+from ..ir.node import Node, walk
+from ..ir.ops import ADD, CONST, DIM_ID, LOAD, LOOP, MUL, SET, STORE
+from ..ir.shapes import dims_equal, shapes_equal, static_value
+
+HEADER_PATH = os.path.join(os.path.dirname(__file__), "gemm.hpp")
+MIN_WORK = 160 ** 3  # m * n * k below which the tiled loop is as fast (measured: bench W5 "256^3")
+MIN_SIDE = 16  # rows or columns below which the tiled loop is (a matrix-vector product)
+
+
+class Gemm:
+    """The matmul loop of a kernel: its accumulator, operand loads and what stores ``acc``."""
+
+    def __init__(self, kernel: Node, loop: Node, acc: Node, a: Node, b: Node):
+        self.kernel, self.loop, self.acc, self.a, self.b = kernel, loop, acc, a, b
+        rank = kernel.rank
+        stores = [n for n in kernel.body.nodes if n.op is STORE]
+        rest = [n for n in kernel.body.nodes if n.op is not DIM_ID and n not in (acc, loop)]
+        # The kernel only stores acc at its own grid point: the GEMM writes that buffer.
+        self.direct = (len(rest) == 1 and stores == rest and stores[0].args[1] is acc
+                       and shapes_equal(stores[0].args[0].shape, kernel.shape)
+                       and _positions(stores[0].args[2:], kernel, None) == {a: a for a in range(rank)})
+        self.out = stores[0].args[0] if self.direct else None
+
+
+def _positions(index: list, kernel: Node, loop: Node | None) -> dict | None:
+    """{grid axis, or "k" for the loop counter: index position} of a load's indices, if each
+    index is one of those or the constant 0, and none repeats; else None."""
+    found = {}
+    for position, i in enumerate(index):
+        if i is loop:
+            key = "k"
+        elif i.op is DIM_ID and shapes_equal(i.shape, kernel.shape):
+            key = i.attrs["axis"]
+        elif i.op is CONST and i.attrs["value"] == 0:
+            continue
+        else:
+            return None
+        if key in found:
+            return None
+        found[key] = position
+    return found
+
+
+def _operand(load: Node, kernel: Node, loop: Node, own: int, other: int) -> bool:
+    if load.op is not LOAD or load.args[0].dtype is not dt.float32:
+        return False
+    found = _positions(load.args[1:], kernel, loop)
+    return found is not None and "k" in found and own in found and other not in found
+
+
+def plan(kernel: Node) -> Gemm | None:
+    """The GEMM form of ``kernel``, or None if it is not a float32 matmul of buffers."""
+    if kernel.rank < 2:
+        return None
+    loops = [n for n in walk(kernel.body) if n.op is LOOP]
+    if len(loops) != 1 or loops[0] not in kernel.body.nodes:
+        return None
+    loop = loops[0]
+    begin, _, step = loop.args
+    if static_value(begin) != 0 or static_value(step) != 1 or len(loop.body.nodes) != 5:
+        return None
+    *loads, mul, add, update = loop.body.nodes
+    acc = update.args[0] if update.op is SET else None
+    if acc is None or acc.op is not CONST or acc.attrs["value"] != 0 or acc.dtype is not dt.float32 \
+            or acc not in kernel.body.nodes or update.args[1] is not add:
+        return None
+    if add.op is not ADD or set(add.args) != {acc, mul} or mul.op is not MUL or set(mul.args) != set(loads):
+        return None
+    if sum(1 for n in walk(kernel.body) if n.op is SET and n.args[0] is acc) != 1:
+        return None
+    row, col = kernel.rank - 2, kernel.rank - 1
+    for a, b in (loads, loads[::-1]):
+        if _operand(a, kernel, loop, row, col) and _operand(b, kernel, loop, col, row):
+            return Gemm(kernel, loop, acc, a, b)
+    return None
+
+
+class EpilogueEmitter(BodyEmitter):
+    """A kernel's body with its matmul loop replaced by reading ``acc`` from the GEMM's C."""
+
+    gemm: Gemm
+
+    def stmt_loop(self, node: Node) -> None:
+        if node is self.gemm.loop:
+            self.emit(f"{self.target(self.gemm.acc)} = tf_gemm_c[{self.flat_var}];")
+        else:
+            super().stmt_loop(node)
+
+
+def header() -> str:
+    with open(HEADER_PATH) as f:
+        return f.read()
+
+
+def fast_path(gemm: Gemm, value, name, epilogue: list[str]) -> list[str]:
+    """The lines at the top of the kernel's function that run it through ``tf_gemm`` when the
+    product is large (``value`` spells a node in C; ``epilogue`` runs the rest of the body)."""
+    kernel, rank = gemm.kernel, gemm.kernel.rank
+    dims = [value(d) for d in kernel.shape]
+    m, n, k = dims[-2], dims[-1], value(gemm.loop.args[1])
+    checks = [f"(long long){m} * {n} * {k} >= {MIN_WORK}LL", f"{m} >= {MIN_SIDE}", f"{n} >= {MIN_SIDE}"]
+    strides = {}
+    for load in (gemm.a, gemm.b):
+        memory = load.args[0]
+        for key, position in _positions(load.args[1:], kernel, gemm.loop).items():
+            extent = gemm.loop.args[1] if key == "k" else kernel.shape[key]
+            if not dims_equal(memory.shape[position], extent):  # else the index would be clamped
+                checks.append(f"{value(memory.shape[position])} == {value(extent)}")
+            strides[load, key] = " * ".join(["1LL"] + [f"(long long){value(d)}" for d in memory.shape[position + 1:]])
+    c = name(gemm.out) if gemm.direct else "tf_gemm_c"
+    lines = [f"if ({' && '.join(checks)}) {{"]
+    if not gemm.direct:
+        total = " * ".join(f"(long long){d}" for d in dims)
+        lines += [f"    float* tf_gemm_c = (float*)tf_allocator_in_use.alloc(tf_buffer_bytes({total}));",
+                  "    if (tf_gemm_c) {"]
+    pad = "    " * (1 if gemm.direct else 2)
+    for axis in range(rank - 2):
+        lines.append(pad + "    " * axis + f"for (int32_t i{axis} = 0; i{axis} < {dims[axis]}; i{axis}++)")
+    flat = "0LL"
+    for axis in range(rank - 2):
+        flat = f"({flat}) * {dims[axis]} + i{axis}"
+    operands = []
+    for load, own in ((gemm.a, rank - 2), (gemm.b, rank - 1)):
+        offset = " + ".join(["0LL"] + [f"i{axis} * {strides[load, axis]}" for axis in range(rank - 2)
+                                       if (load, axis) in strides])
+        rows, cols = (strides[load, own], strides[load, "k"]) if load is gemm.a else \
+            (strides[load, "k"], strides[load, own])
+        operands.append(f"{name(load.args[0])} + {offset}, {rows}, {cols}")
+    lines.append(pad + "    " * (rank - 2) + f"tf_gemm({m}, {n}, {k}, {operands[0]}, {operands[1]}, "
+                 f"{c} + ({flat}) * {m} * {n}, {n});")
+    if not gemm.direct:
+        lines += [pad + line for line in epilogue]
+        lines += ["        tf_allocator_in_use.release(tf_gemm_c);", "        return;", "    }"]
+    else:
+        lines.append("    return;")
+    lines.append("}")
+    return lines
