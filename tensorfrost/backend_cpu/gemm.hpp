@@ -25,8 +25,8 @@ typedef float tf_gemm_vu __attribute__((vector_size(TF_GEMM_VL * 4), aligned(4))
 #define TF_GEMM_NR (2 * TF_GEMM_VL)
 #define TF_GEMM_KC 256  // k slice: a 16-wide strip of packed B (16 KB) stays in L1
 #define TF_GEMM_MC 144  // rows of packed A (144 KB) kept in L2
-#define TF_GEMM_TM 576  // a task's tile of C, at most TM x TN
-#define TF_GEMM_TN 512
+#define TF_GEMM_TM 1152  // a task's tile of C, at most TM x TN (halved down to 4 tasks a thread)
+#define TF_GEMM_TN 1024
 
 // A buffer that only grows, one per thread: packing space without an allocation per call.
 static float* tf_gemm_scratch(float** slot, long long* size, long long need) {
@@ -39,18 +39,30 @@ static float* tf_gemm_scratch(float** slot, long long* size, long long need) {
 }
 
 // dst[s][p][j] = B[k0 + p, j0 + s * NR + j] (0 past the last column), for kc x nc of B.
-static void tf_gemm_pack_b(float* __restrict dst, const float* b, long long rs, long long cs, int kc, int nc,
-                           int strip) {
-    float* out = dst + (long long)strip * kc * TF_GEMM_NR;
-    int cols = nc - strip * TF_GEMM_NR < TF_GEMM_NR ? nc - strip * TF_GEMM_NR : TF_GEMM_NR;
-    const float* src = b + (long long)strip * TF_GEMM_NR * cs;
-    if (cs == 1 && cols == TF_GEMM_NR) {
-        for (int p = 0; p < kc; p++) memcpy(out + p * TF_GEMM_NR, src + p * rs, TF_GEMM_NR * 4);
+static void tf_gemm_pack_b(float* __restrict dst, const float* b, long long rs, long long cs, int kc, int nc) {
+    int full = nc / TF_GEMM_NR, cols = nc - full * TF_GEMM_NR;
+    if (cs == 1) {  // along the rows of B, which the hardware prefetches (a strip's rows are 2 KB+ apart)
+        for (int p = 0; p < kc; p++) {
+            const float* src = b + p * rs;
+            for (int s = 0; s < full; s++) {
+                const tf_gemm_vu* row = (const tf_gemm_vu*)(src + s * TF_GEMM_NR);
+                float* out = dst + ((long long)s * kc + p) * TF_GEMM_NR;
+                *(tf_gemm_v*)out = row[0];
+                *(tf_gemm_v*)(out + TF_GEMM_VL) = row[1];
+            }
+            float* out = dst + ((long long)full * kc + p) * TF_GEMM_NR;
+            for (int j = 0; j < cols; j++) out[j] = src[full * TF_GEMM_NR + j];
+            for (int j = cols; j < TF_GEMM_NR && cols; j++) out[j] = 0.0f;
+        }
         return;
     }
-    if (cols < TF_GEMM_NR) memset(out, 0, sizeof(float) * kc * TF_GEMM_NR);
-    for (int j = 0; j < cols; j++)  // a transposed B (rs == 1) is read along its rows here
-        for (int p = 0; p < kc; p++) out[p * TF_GEMM_NR + j] = src[p * rs + j * cs];
+    for (int s = 0; s * TF_GEMM_NR < nc; s++) {  // a transposed B (rs == 1) is read along its rows here
+        float* out = dst + (long long)s * kc * TF_GEMM_NR;
+        int width = s < full ? TF_GEMM_NR : cols;
+        if (width < TF_GEMM_NR) memset(out, 0, sizeof(float) * kc * TF_GEMM_NR);
+        for (int j = 0; j < width; j++)
+            for (int p = 0; p < kc; p++) out[p * TF_GEMM_NR + j] = b[p * rs + (s * TF_GEMM_NR + j) * cs];
+    }
 }
 
 // dst[s][p][r] = A[i0 + s * MR + r, k0 + p] (0 past the last row), for mc x kc of A.
@@ -59,20 +71,26 @@ static void tf_gemm_pack_a(float* __restrict dst, const float* a, long long rs, 
         float* out = dst + (long long)s * kc * TF_GEMM_MR;
         int rows = mc - s * TF_GEMM_MR < TF_GEMM_MR ? mc - s * TF_GEMM_MR : TF_GEMM_MR;
         const float* src = a + (long long)s * TF_GEMM_MR * rs;
-        if (rows < TF_GEMM_MR) memset(out, 0, sizeof(float) * kc * TF_GEMM_MR);
-        if (cs <= rs) {
-            for (int r = 0; r < rows; r++)
-                for (int p = 0; p < kc; p++) out[p * TF_GEMM_MR + r] = src[r * rs + p * cs];
-        } else {  // a transposed A: its rows of k are contiguous along the strip
-            for (int p = 0; p < kc; p++)
-                for (int r = 0; r < rows; r++) out[p * TF_GEMM_MR + r] = src[r * rs + p * cs];
+        if (rows == TF_GEMM_MR) {  // six streams along k, written in order
+            for (int p = 0; p < kc; p++) {
+                #pragma GCC unroll 6
+                for (int r = 0; r < TF_GEMM_MR; r++) out[p * TF_GEMM_MR + r] = src[r * rs + p * cs];
+            }
+            continue;
         }
+        memset(out, 0, sizeof(float) * kc * TF_GEMM_MR);
+        for (int p = 0; p < kc; p++)
+            for (int r = 0; r < rows; r++) out[p * TF_GEMM_MR + r] = src[r * rs + p * cs];
     }
 }
 
 // C[rows, cols] (=, or += when accumulate) the product of a packed A strip and B strip.
 static inline void tf_gemm_micro(int kc, const float* __restrict a, const float* __restrict b, float* c,
                                  long long ldc, int rows, int cols, int accumulate) {
+    for (int r = 0; r < rows; r++) {  // C is in L3 or memory: fetch it while the products run
+        __builtin_prefetch(c + r * ldc, 1);
+        __builtin_prefetch(c + r * ldc + TF_GEMM_NR - 1, 1);
+    }
     tf_gemm_v acc[TF_GEMM_MR][2];
     for (int r = 0; r < TF_GEMM_MR; r++) acc[r][0] = acc[r][1] = (tf_gemm_v){};
     for (int p = 0; p < kc; p++) {
@@ -119,10 +137,9 @@ static void tf_gemm_task(int m, int n, int k, const float* a, long long a_rs, lo
             }
         return;
     }
-    int strips = (n + TF_GEMM_NR - 1) / TF_GEMM_NR;
     for (int pc = 0; pc < k; pc += TF_GEMM_KC) {
         int kc = k - pc < TF_GEMM_KC ? k - pc : TF_GEMM_KC;
-        for (int s = 0; s < strips; s++) tf_gemm_pack_b(bp, b + pc * b_rs, b_rs, b_cs, kc, n, s);
+        tf_gemm_pack_b(bp, b + pc * b_rs, b_rs, b_cs, kc, n);
         for (int ic = 0; ic < m; ic += TF_GEMM_MC) {
             int mc = m - ic < TF_GEMM_MC ? m - ic : TF_GEMM_MC;
             tf_gemm_pack_a(ap, a + ic * a_rs + pc * a_cs, a_rs, a_cs, mc, kc);
