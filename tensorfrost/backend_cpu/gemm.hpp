@@ -93,6 +93,7 @@ static inline void tf_gemm_micro(int kc, const float* __restrict a, const float*
     }
     tf_gemm_v acc[TF_GEMM_MR][2];
     for (int r = 0; r < TF_GEMM_MR; r++) acc[r][0] = acc[r][1] = (tf_gemm_v){};
+    #pragma GCC unroll 4
     for (int p = 0; p < kc; p++) {
         tf_gemm_v b0 = *(const tf_gemm_v*)(b + p * TF_GEMM_NR);
         tf_gemm_v b1 = *(const tf_gemm_v*)(b + p * TF_GEMM_NR + TF_GEMM_VL);
