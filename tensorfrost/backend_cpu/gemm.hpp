@@ -12,7 +12,12 @@
 // machine a thread that loses its core just takes fewer tasks (measured under a load of
 // 4-8 on 2 cores: 0.47-0.57x numpy with shared packed panels and two barriers per k slice,
 // 0.7-1.05x with tasks).
+#ifdef _OPENMP
 #include <omp.h>
+#define TF_GEMM_THREADS() omp_get_max_threads()
+#else  // generated code compiled without OpenMP (codegen mode)
+#define TF_GEMM_THREADS() 1
+#endif
 
 #if defined(__AVX512F__)
 #define TF_GEMM_VL 16
@@ -164,7 +169,7 @@ static void tf_gemm(int m, int n, int k, const float* a, long long a_rs, long lo
         return;
     }
     // Tiles of C up to TM x TN, at least 4 per thread where the product allows.
-    int threads = omp_get_max_threads();
+    int threads = TF_GEMM_THREADS();
     int tn = n < TF_GEMM_TN ? n : TF_GEMM_TN, tm = m < TF_GEMM_TM ? m : TF_GEMM_TM;
     while ((long long)((m + tm - 1) / tm) * ((n + tn - 1) / tn) < 4 * threads && tm > 2 * TF_GEMM_MC)
         tm = (tm / 2 + TF_GEMM_MR - 1) / TF_GEMM_MR * TF_GEMM_MR;
