@@ -176,6 +176,11 @@ static void tf_gemm(int m, int n, int k, const float* a, long long a_rs, long lo
     while ((long long)((m + tm - 1) / tm) * ((n + tn - 1) / tn) < 4 * threads && tn > 4 * TF_GEMM_NR)
         tn = (tn / 2 + TF_GEMM_NR - 1) / TF_GEMM_NR * TF_GEMM_NR;
     int rows = (m + tm - 1) / tm, cols = (n + tn - 1) / tn;
+    // Tiles of equal size (2048 rows: 4 x 512, not 3 x 576 + 320), so the threads finish together.
+    tm = ((m + rows - 1) / rows + TF_GEMM_MR - 1) / TF_GEMM_MR * TF_GEMM_MR;
+    tn = ((n + cols - 1) / cols + TF_GEMM_NR - 1) / TF_GEMM_NR * TF_GEMM_NR;
+    rows = (m + tm - 1) / tm;
+    cols = (n + tn - 1) / tn;
     #pragma omp parallel for schedule(dynamic) if (rows * cols > 1)
     for (int t = 0; t < rows * cols; t++) {
         int i = t / cols * tm, j = t % cols * tn;
