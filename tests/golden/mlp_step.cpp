@@ -327,9 +327,9 @@ void mlp_step_k3(const float* __restrict buf_13, const float* __restrict y_20, f
             mlp_step_k3_rows(buf_13, y_20, buf_55, x_shape0_4, v_56, i0);
     }
 }
-static __attribute__((noinline)) void mlp_step_k4_rows(const float* __restrict w2_12, float* __restrict buf_64, const int32_t i0) {
+static __attribute__((noinline)) void mlp_step_k4_rows(const float* __restrict w2_12, float* __restrict buf_64, const int32_t i0, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
-    for (int32_t i1 = 0; i1 < 32; i1++) {
+    for (int32_t i1 = tf_start; i1 < tf_stop; i1++) {
         const int32_t tf_t = i0 * 32 + i1;
         const float v_65 = w2_12[(i1) * 4 + i0];
         float v_66 = 0.0f;
@@ -339,12 +339,16 @@ static __attribute__((noinline)) void mlp_step_k4_rows(const float* __restrict w
 }
 void mlp_step_k4(const float* __restrict w2_12, float* __restrict buf_64) {
     if ((long long)(4) * (long long)(32) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < 4; i0 += 1)
-            mlp_step_k4_rows(w2_12, buf_64, i0);
+        #pragma omp parallel for schedule(static) collapse(2)
+        for (int32_t tf_chunk = 0; tf_chunk < (32 + 31) / 32; tf_chunk++)
+            for (int32_t tf_block = 0; tf_block < (4 + 63) / 64; tf_block++)
+                for (int32_t i0 = tf_block * 64; i0 < tf_min_index(4, (tf_block + 1) * 64); i0++)
+                    mlp_step_k4_rows(w2_12, buf_64, i0, tf_chunk * 32, tf_min_index(32, (tf_chunk + 1) * 32));
     } else {
-        for (int32_t i0 = 0; i0 < 4; i0 += 1)
-            mlp_step_k4_rows(w2_12, buf_64, i0);
+        for (int32_t tf_chunk = 0; tf_chunk < (32 + 31) / 32; tf_chunk++)
+            for (int32_t tf_block = 0; tf_block < (4 + 63) / 64; tf_block++)
+                for (int32_t i0 = tf_block * 64; i0 < tf_min_index(4, (tf_block + 1) * 64); i0++)
+                    mlp_step_k4_rows(w2_12, buf_64, i0, tf_chunk * 32, tf_min_index(32, (tf_chunk + 1) * 32));
     }
 }
 static __attribute__((noinline)) void mlp_step_k5_rows(const float* __restrict buf_55, const float* __restrict buf_64, float* __restrict buf_67, const int32_t x_shape0_4, const int32_t tf_lane0, const int32_t tf_block0) {
@@ -436,9 +440,9 @@ void mlp_step_k5(const float* __restrict buf_55, const float* __restrict buf_64,
                 mlp_step_k5_rows(buf_55, buf_64, buf_67, x_shape0_4, tf_lane0, tf_block0);
     }
 }
-static __attribute__((noinline)) void mlp_step_k6_rows(const float* __restrict buf_3, float* __restrict hidden_74, const int32_t x_shape0_4, const int32_t i0) {
+static __attribute__((noinline)) void mlp_step_k6_rows(const float* __restrict buf_3, float* __restrict hidden_74, const int32_t x_shape0_4, const int32_t i0, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
-    for (int32_t i1 = 0; i1 < x_shape0_4; i1++) {
+    for (int32_t i1 = tf_start; i1 < tf_stop; i1++) {
         const int32_t tf_t = i0 * x_shape0_4 + i1;
         const float v_75 = buf_3[(i1) * 32 + i0];
         const float hidden_76 = tf_tanh(v_75);
@@ -447,12 +451,16 @@ static __attribute__((noinline)) void mlp_step_k6_rows(const float* __restrict b
 }
 void mlp_step_k6(const float* __restrict buf_3, float* __restrict hidden_74, const int32_t x_shape0_4) {
     if ((long long)(32) * (long long)(x_shape0_4) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < 32; i0 += 1)
-            mlp_step_k6_rows(buf_3, hidden_74, x_shape0_4, i0);
+        #pragma omp parallel for schedule(static) collapse(2)
+        for (int32_t tf_chunk = 0; tf_chunk < (x_shape0_4 + 31) / 32; tf_chunk++)
+            for (int32_t tf_block = 0; tf_block < (32 + 63) / 64; tf_block++)
+                for (int32_t i0 = tf_block * 64; i0 < tf_min_index(32, (tf_block + 1) * 64); i0++)
+                    mlp_step_k6_rows(buf_3, hidden_74, x_shape0_4, i0, tf_chunk * 32, tf_min_index(x_shape0_4, (tf_chunk + 1) * 32));
     } else {
-        for (int32_t i0 = 0; i0 < 32; i0 += 1)
-            mlp_step_k6_rows(buf_3, hidden_74, x_shape0_4, i0);
+        for (int32_t tf_chunk = 0; tf_chunk < (x_shape0_4 + 31) / 32; tf_chunk++)
+            for (int32_t tf_block = 0; tf_block < (32 + 63) / 64; tf_block++)
+                for (int32_t i0 = tf_block * 64; i0 < tf_min_index(32, (tf_block + 1) * 64); i0++)
+                    mlp_step_k6_rows(buf_3, hidden_74, x_shape0_4, i0, tf_chunk * 32, tf_min_index(x_shape0_4, (tf_chunk + 1) * 32));
     }
 }
 static __attribute__((noinline)) void mlp_step_k7_rows(const float* __restrict hidden_74, const float* __restrict buf_55, float* __restrict buf_77, const int32_t x_shape0_4, const int32_t tf_lane0, const int32_t tf_block0) {
