@@ -186,7 +186,8 @@ class CpuExecutable:
         stride, first = ffi.sizeof("tf_arg"), ffi.offsetof("tf_arg", "shape")
         self.fresh = [(self.outs[k], outs[k * stride + first:][:4 * rank].cast("i"), outs[k * stride:].cast("q"),
                        dtype, [], [None, None]) for k, (dtype, rank, alias) in enumerate(self.outputs) if alias is None]
-        self.spares = [entry[4] for entry in self.fresh]  # per output: [storage, address] of earlier outputs
+        # per output (as many as MAX_OFFERS allows): (storage, address) of its earlier outputs
+        self.spares = [entry[4] for entry in self.fresh][:MAX_OFFERS // OFFERS_PER_OUTPUT]
         self.all_fresh = len(self.fresh) == len(self.outputs)
 
     def __call__(self, memories: list) -> list:
@@ -218,16 +219,18 @@ class CpuExecutable:
             lock.release()
 
     def _offer(self, offered: dict) -> None:
-        """Offer the call the free spare storages (two per output: an intermediate buffer of the
-        same size may take one first), at most MAX_OFFERS; ``offered``: {address: storage}."""
+        """Offer the call the free spare storages, two per output (an intermediate buffer of the
+        same size may take one first); ``offered``: {address: storage}."""
         offers, count = self.offers, 0
         for spares in self.spares:
-            stop = min(count + OFFERS_PER_OUTPUT, MAX_OFFERS)
+            first = count
             for spare in spares:
-                if getrefcount(spare[0]) == 2 and count < stop:  # the spare, the argument: no tensor holds it
+                if getrefcount(spare[0]) == 2:  # the spare and the argument: no tensor holds it
                     offers[count] = spare[1]
                     offered[spare[1]] = spare[0]
                     count += 1
+                    if count - first == OFFERS_PER_OUTPUT:
+                        break
         self.offer_count[0] = count
 
     def _with_aliases(self, memories: list, fresh: list) -> list:
