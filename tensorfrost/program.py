@@ -45,6 +45,7 @@ class TensorProgram:
         shared = getattr(self.executable, "shareable_inputs", ())
         self._accepts = [(rank, dtype, dtype.storage if k in shared and np.dtype(dtype.numpy) is dtype.storage
                           else None) for k, (rank, dtype) in enumerate(self.input_nodes)]
+        self._timed_by_backend = hasattr(self.executable, "last_execution_time")
         self._plain = not (self.printed or self.returns_one_list or self.returns_tuple)  # one tensor out
         self.compile_time = time.perf_counter() - start
 
@@ -54,9 +55,12 @@ class TensorProgram:
         memories = self._fast_arguments(args)
         if memories is None:
             memories = self._checked_arguments(args)
-        start = perf_counter()
-        outputs = self.executable(memories)
-        self._run_time = (start, perf_counter())
+        if self._timed_by_backend:
+            outputs = self.executable(memories)
+        else:
+            start = perf_counter()
+            outputs = self.executable(memories)
+            self._run_time = (start, perf_counter())
         if self._plain:
             return outputs[0]
         if self.printed:
@@ -66,27 +70,28 @@ class TensorProgram:
             return SingleOutput(single.shape, single.dtype, single.storage, single.backend)
         return tuple(outputs) if self.returns_tuple else outputs[0]
 
-    def _fast_arguments(self, args) -> list | None:
+    def _fast_arguments(self, args: tuple) -> tuple | list | None:
         """The arguments as tensors when each is one of this backend with the input's dtype and
         rank, or a numpy array the backend can read in place (C-contiguous, aligned, of the
         storage dtype, not empty); None sends the call through the checked path."""
         if len(args) != len(self._accepts):
             return None
-        backend = self.backend
-        memories = list(args)
+        backend, memories = self.backend, args
         for k, (rank, dtype, shared) in enumerate(self._accepts):
-            value = memories[k]
+            value = args[k]
             kind = type(value)
             if kind is TensorMemory or kind is SingleOutput:
                 if value.backend is not backend or value.dtype is not dtype or len(value.shape) != rank:
                     return None
-            elif kind is np.ndarray and value.dtype is shared and value.ndim == rank:
-                flags = value.flags
-                if not (flags.c_contiguous and flags.aligned and 0 < value.size <= MAX_ELEMENTS):
-                    return None
-                memories[k] = backend.share(value, dtype)
-            else:
+                continue
+            if kind is not np.ndarray or value.dtype is not shared or value.ndim != rank:
                 return None
+            flags = value.flags
+            if not (flags.c_contiguous and flags.aligned and 0 < value.size <= MAX_ELEMENTS):
+                return None
+            if memories is args:
+                memories = list(args)
+            memories[k] = backend.share(value, dtype)
         return memories
 
     def _checked_arguments(self, args) -> list:
@@ -101,6 +106,8 @@ class TensorProgram:
     def get_last_execution_time(self) -> float:
         """Milliseconds the last call spent running the program (upstream's name): wall time
         from the first kernel to the outputs, arguments already converted."""
+        if self._timed_by_backend:
+            return self.executable.last_execution_time()
         start, stop = self._run_time
         return (stop - start) * 1000.0
 

@@ -38,7 +38,8 @@ long long tf_pool_cached_bytes(void);
 long long tf_pool_live_bytes(void);
 int* tf_watch_interrupts(void);
 typedef struct { void* main; const tf_arg* in; tf_arg* out; char* error; int error_size;
-                 const tf_allocator* allocator; int offer_count; void* offers[64]; int taken[64]; } tf_frame;
+                 const tf_allocator* allocator; int offer_count; void* offers[64]; int taken[64];
+                 long long elapsed_ns; } tf_frame;
 int tf_invoke(tf_frame* frame);
 void tf_pool_drop(void* data);
 void* memset(void* ptr, int value, size_t size);
@@ -183,6 +184,7 @@ class CpuExecutable:
         outs, frame = memoryview(ffi.buffer(self.outs)), memoryview(ffi.buffer(self.frame))
         self.offer_count = frame[ffi.offsetof("tf_frame", "offer_count"):].cast("i")
         self.offers = frame[ffi.offsetof("tf_frame", "offers"):].cast("q")[:MAX_OFFERS]
+        self.elapsed_ns = frame[ffi.offsetof("tf_frame", "elapsed_ns"):].cast("q")
         stride, first = ffi.sizeof("tf_arg"), ffi.offsetof("tf_arg", "shape")
         self.fresh = [(self.outs[k], outs[k * stride + first:][:4 * rank].cast("i"), outs[k * stride:].cast("q"),
                        dtype, [], [None, None]) for k, (dtype, rank, alias) in enumerate(self.outputs) if alias is None]
@@ -190,7 +192,7 @@ class CpuExecutable:
         self.spares = [entry[4] for entry in self.fresh][:MAX_OFFERS // OFFERS_PER_OUTPUT]
         self.all_fresh = len(self.fresh) == len(self.outputs)
 
-    def __call__(self, memories: list) -> list:
+    def __call__(self, memories) -> list:
         lock = self.lock
         lock.acquire()  # (cheaper than a with block)
         try:
@@ -218,6 +220,10 @@ class CpuExecutable:
         finally:
             lock.release()
 
+    def last_execution_time(self) -> float:
+        """Milliseconds the last call's native part took."""
+        return self.elapsed_ns[0] / 1e6
+
     def _offer(self, offered: dict) -> None:
         """Offer the call the free spare storages, two per output (an intermediate buffer of the
         same size may take one first); ``offered``: {address: storage}."""
@@ -233,7 +239,7 @@ class CpuExecutable:
                         break
         self.offer_count[0] = count
 
-    def _with_aliases(self, memories: list, fresh: list) -> list:
+    def _with_aliases(self, memories, fresh: list) -> list:
         results = []
         for _, _, alias in self.outputs:
             if alias is None:
