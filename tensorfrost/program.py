@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import time
+from time import perf_counter
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from .ir.interpreter import run as interpret
 from .ir.node import clone_program
 from .ir.printer import format_program
 from .opt.pipeline import compile_program
-from .runtime import MEMORY_TYPES, SingleOutput, TensorMemory, as_array
+from .runtime import MAX_ELEMENTS, MEMORY_TYPES, SingleOutput, TensorMemory, as_array
 from .tracing.trace import trace
 
 
@@ -33,33 +34,35 @@ class TensorProgram:
         self.returns_tuple = traced.returns_tuple
         self.returns_one_list = traced.returns_one_list
         self.printed = [name for name, _ in traced.printed]
-        self.last_execution_time = 0.0
+        self._run_time = (0.0, 0.0)
         self.trace_time = time.perf_counter() - start
         self.device = devices.current_device()
         self.backend = devices.backend_for(self.device)
         traced.max_buffers = getattr(self.backend, "max_buffers", None)
         self.program, self.pass_times = compile_program(traced)
         self.executable = self.backend.build(self.program, devices.build_options())
+        # per input: (rank, dtype, the numpy dtype of arrays shared without a copy, or None)
+        shared = getattr(self.executable, "shareable_inputs", ())
+        self._accepts = [(rank, dtype, dtype.storage if k in shared and np.dtype(dtype.numpy) is dtype.storage
+                          else None) for k, (rank, dtype) in enumerate(self.input_nodes)]
+        self._timed_by_backend = hasattr(self.executable, "last_execution_time")
+        self._plain = not (self.printed or self.returns_one_list or self.returns_tuple)  # one tensor out
         self.compile_time = time.perf_counter() - start
 
     # -- calling -----------------------------------------------------------------------------
 
     def __call__(self, *args):
-        if any(type(a) not in MEMORY_TYPES and hasattr(a, "_program_arguments") for a in args):
-            args = _expand_modules(args)
-        if len(args) != len(self.input_nodes):
-            names = ", ".join(self.input_names)
-            raise ArgumentError(f"{self.name} takes {len(self.input_nodes)} input(s) ({names}), "
-                                f"got {len(args)}")
-        memories = []
-        for k, value in enumerate(args):
-            rank, dtype = self.input_nodes[k]
-            fits = (type(value) in MEMORY_TYPES and value.backend is self.backend and value.dtype is dtype
-                    and len(value.shape) == rank)
-            memories.append(value if fits else self._argument(k, value))
-        start = time.perf_counter()
-        outputs = self.executable(memories)
-        self.last_execution_time = (time.perf_counter() - start) * 1000.0
+        memories = self._fast_arguments(args)
+        if memories is None:
+            memories = self._checked_arguments(args)
+        if self._timed_by_backend:
+            outputs = self.executable(memories)
+        else:
+            start = perf_counter()
+            outputs = self.executable(memories)
+            self._run_time = (start, perf_counter())
+        if self._plain:
+            return outputs[0]
         if self.printed:
             outputs = _print_values(self.printed, outputs)
         if self.returns_one_list:
@@ -67,10 +70,46 @@ class TensorProgram:
             return SingleOutput(single.shape, single.dtype, single.storage, single.backend)
         return tuple(outputs) if self.returns_tuple else outputs[0]
 
+    def _fast_arguments(self, args: tuple) -> tuple | list | None:
+        """The arguments as tensors when each is one of this backend with the input's dtype and
+        rank, or a numpy array the backend can read in place (C-contiguous, aligned, of the
+        storage dtype, not empty); None sends the call through the checked path."""
+        if len(args) != len(self._accepts):
+            return None
+        backend, memories = self.backend, args
+        for k, (rank, dtype, shared) in enumerate(self._accepts):
+            value = args[k]
+            kind = type(value)
+            if kind is TensorMemory or kind is SingleOutput:
+                if value.backend is not backend or value.dtype is not dtype or len(value.shape) != rank:
+                    return None
+                continue
+            if kind is not np.ndarray or value.dtype is not shared or value.ndim != rank:
+                return None
+            flags = value.flags
+            if not (flags.c_contiguous and flags.aligned and 0 < value.size <= MAX_ELEMENTS):
+                return None
+            if memories is args:
+                memories = list(args)
+            memories[k] = backend.share(value, dtype)
+        return memories
+
+    def _checked_arguments(self, args) -> list:
+        if any(type(a) not in MEMORY_TYPES and hasattr(a, "_program_arguments") for a in args):
+            args = _expand_modules(args)
+        if len(args) != len(self.input_nodes):
+            names = ", ".join(self.input_names)
+            raise ArgumentError(f"{self.name} takes {len(self.input_nodes)} input(s) ({names}), "
+                                f"got {len(args)}")
+        return [self._argument(k, value) for k, value in enumerate(args)]
+
     def get_last_execution_time(self) -> float:
         """Milliseconds the last call spent running the program (upstream's name): wall time
         from the first kernel to the outputs, arguments already converted."""
-        return self.last_execution_time
+        if self._timed_by_backend:
+            return self.executable.last_execution_time()
+        start, stop = self._run_time
+        return (stop - start) * 1000.0
 
     def _argument(self, k: int, value) -> TensorMemory:
         rank, dtype = self.input_nodes[k]

@@ -41,7 +41,9 @@ class TensorMemory:
     __slots__ = ("shape", "dtype", "storage", "backend", "__weakref__")
 
     def __init__(self, shape: tuple, dtype: dt.DType, storage, backend):
-        self.shape = Shape(shape if type(shape) is tuple else (int(s) for s in shape))
+        if type(shape) is not Shape:
+            shape = Shape(shape if type(shape) is tuple else (int(s) for s in shape))
+        self.shape = shape
         self.dtype = dtype
         self.storage = storage
         self.backend = backend

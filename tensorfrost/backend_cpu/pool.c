@@ -11,13 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #define HEADER 64            /* keeps the data 64-byte aligned */
 #define CACHE_LIMIT (1LL << 30) /* keep at most 1 GiB of freed buffers */
 #define HUGE_PAGE (2LL << 20)
 #define HUGE_FROM (4LL << 20)   /* as numpy does: huge pages for buffers of 4 MiB or more */
 
-struct block { struct block* next; long long bytes; };
+struct block { struct block* next; long long bytes; int held; }; /* held: by a Python object (see tf_invoke) */
 
 static pthread_mutex_t pool_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct block* free_list = NULL; /* freed blocks of any size, newest first */
@@ -35,7 +36,11 @@ static struct block* fresh_block(long long bytes) {
     return memory;
 }
 
+static void* take_offered(long long bytes);
+
 void* tf_pool_alloc(long long bytes) {
+    void* offered = take_offered(bytes);
+    if (offered) return offered;
     struct block* found = NULL;
     pthread_mutex_lock(&pool_mutex);
     for (struct block** link = &free_list; *link; link = &(*link)->next) {
@@ -52,12 +57,15 @@ void* tf_pool_alloc(long long bytes) {
         if (!found) return NULL;
         found->bytes = bytes;
     }
+    found->held = 0;
     __atomic_add_fetch(&live_bytes, bytes, __ATOMIC_RELAXED);
     return (char*)found + HEADER;
 }
 
+static int give_back_offered(void* data);
+
 void tf_pool_release(void* data) {
-    if (!data) return;
+    if (!data || give_back_offered(data)) return;
     struct block* b = (struct block*)((char*)data - HEADER);
     __atomic_sub_fetch(&live_bytes, b->bytes, __ATOMIC_RELAXED);
     pthread_mutex_lock(&pool_mutex);
@@ -126,4 +134,64 @@ volatile sig_atomic_t* tf_watch_interrupts(void) {
         }
     }
     return &interrupted;
+}
+
+/* One call of a program's tf_main through a frame that Python fills once: a foreign call
+ * through cffi costs per argument, so the per-call path passes one pointer.
+ *
+ * The frame also offers blocks that Python holds as the storage of earlier outputs no tensor
+ * uses any more: this call's allocations of their size take them first (an output placed in
+ * one comes back to the same Python object, with no allocation or release through cffi). An
+ * offered block is marked held: releasing it in C only makes it free for the call again; it
+ * goes back to the pool when its Python object dies (tf_pool_drop). Offers are per thread. */
+#define MAX_OFFERS 64  /* as in runtime.py */
+typedef int (*tf_main_fn)(const void* in, void* out, char* error, int error_size, const void* allocator);
+struct tf_frame {
+    tf_main_fn main; const void* in; void* out; char* error; int error_size; const void* allocator;
+    int offer_count; void* offers[MAX_OFFERS]; int taken[MAX_OFFERS];
+    long long elapsed_ns; /* of the last call (timed here: two clock reads in Python cost more) */
+};
+static __thread struct tf_frame* current_frame = NULL;
+
+static void* take_offered(long long bytes) {
+    struct tf_frame* f = current_frame;
+    for (int k = 0; f && k < f->offer_count; k++) {
+        struct block* b = (struct block*)((char*)f->offers[k] - HEADER);
+        if (!f->taken[k] && b->bytes == bytes) {
+            f->taken[k] = 1;
+            return f->offers[k];
+        }
+    }
+    return NULL;
+}
+
+static int give_back_offered(void* data) {
+    struct block* b = (struct block*)((char*)data - HEADER);
+    struct tf_frame* f = current_frame;
+    for (int k = 0; f && k < f->offer_count; k++)
+        if (f->offers[k] == data) f->taken[k] = 0;
+    return b->held;
+}
+
+int tf_invoke(struct tf_frame* frame) {
+    for (int k = 0; k < frame->offer_count; k++) {
+        ((struct block*)((char*)frame->offers[k] - HEADER))->held = 1;
+        frame->taken[k] = 0;
+    }
+    current_frame = frame;
+    struct timespec start, stop;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int status = frame->main(frame->in, frame->out, frame->error, frame->error_size, frame->allocator);
+    clock_gettime(CLOCK_MONOTONIC, &stop);
+    frame->elapsed_ns = (stop.tv_sec - start.tv_sec) * 1000000000LL + (stop.tv_nsec - start.tv_nsec);
+    current_frame = NULL;
+    frame->offer_count = 0;
+    return status;
+}
+
+/* The destructor of an output's Python object: the block is no longer held. */
+void tf_pool_drop(void* data) {
+    if (!data) return;
+    ((struct block*)((char*)data - HEADER))->held = 0;
+    tf_pool_release(data);
 }

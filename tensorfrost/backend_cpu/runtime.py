@@ -8,6 +8,7 @@ import re
 import signal
 import threading
 import weakref
+from sys import getrefcount
 
 import numpy as np
 from cffi import FFI
@@ -16,7 +17,7 @@ from ..ir import dtypes as dt
 from ..ir.errors import CompileError, RuntimeCheckError, generated_code_rejected
 from ..ir.node import walk
 from ..ir.ops import INPUT, KERNEL
-from ..runtime import TensorMemory
+from ..runtime import Shape, TensorMemory
 from .compiler import CompilerSetupError, build_library, unit_count
 from .emit_cpp import CppProgram
 
@@ -36,6 +37,11 @@ void tf_pool_trim(void);
 long long tf_pool_cached_bytes(void);
 long long tf_pool_live_bytes(void);
 int* tf_watch_interrupts(void);
+typedef struct { void* main; const tf_arg* in; tf_arg* out; char* error; int error_size;
+                 const tf_allocator* allocator; int offer_count; void* offers[64]; int taken[64];
+                 long long elapsed_ns; } tf_frame;
+int tf_invoke(tf_frame* frame);
+void tf_pool_drop(void* data);
 void* memset(void* ptr, int value, size_t size);
 void* dlopen(const char* file, int mode);
 """)
@@ -43,6 +49,10 @@ libc = ffi.dlopen(None)
 ERROR_SIZE = 2048
 STOPPED_BY_CTRL_C = 2  # tf_main's status when the Ctrl-C flag stopped it
 MAX_RANK = 8
+SPARE_BYTES = 1 << 20  # outputs up to this size keep their storage for the program's next calls
+SPARES = 3  # ... at most this many per output
+MAX_OFFERS = 64  # spare storages offered to one call (as in pool.c)
+OFFERS_PER_OUTPUT = 2
 POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.c")
 
 
@@ -162,32 +172,98 @@ class CpuExecutable:
         self.outs = ffi.new("tf_arg[]", max(len(outputs), 1))
         self.error = ffi.new("char[]", ERROR_SIZE)
         self.lock = threading.Lock()
+        # programs never write their inputs: a numpy array an output does not return can be read in place
+        returned = {alias[1] for *_, alias in self.outputs if alias and alias[0] == "input"}
+        self.shareable_inputs = set(range(len(program.inputs))) - returned
+        self.frame = ffi.new("tf_frame*", {"main": ffi.cast("void*", ffi.addressof(self.lib, "tf_main")),
+                                           "in": self.ins, "out": self.outs, "error": self.error,
+                                           "error_size": ERROR_SIZE, "allocator": self.pool.allocator})
+        self.invoke = self.pool.lib.tf_invoke
+        self.in_slots = [[self.ins[k], None] for k in range(len(program.inputs))]  # a slot, the shape it holds
+        # The out array's shapes and pointers and the frame's offers, read and written as words.
+        outs, frame = memoryview(ffi.buffer(self.outs)), memoryview(ffi.buffer(self.frame))
+        self.offer_count = frame[ffi.offsetof("tf_frame", "offer_count"):].cast("i")
+        self.offers = frame[ffi.offsetof("tf_frame", "offers"):].cast("q")[:MAX_OFFERS]
+        self.elapsed_ns = frame[ffi.offsetof("tf_frame", "elapsed_ns"):].cast("q")
+        stride, first = ffi.sizeof("tf_arg"), ffi.offsetof("tf_arg", "shape")
+        self.fresh = [(self.outs[k], outs[k * stride + first:][:4 * rank].cast("i"), outs[k * stride:].cast("q"),
+                       dtype, [], [None, None]) for k, (dtype, rank, alias) in enumerate(self.outputs) if alias is None]
+        # per output (as many as MAX_OFFERS allows): (storage, address) of its earlier outputs
+        self.spares = [entry[4] for entry in self.fresh][:MAX_OFFERS // OFFERS_PER_OUTPUT]
+        self.all_fresh = len(self.fresh) == len(self.outputs)
 
-    def __call__(self, memories: list) -> list:
-        with self.lock:
-            ins = self.ins
-            for k, memory in enumerate(memories):
-                slot = ins[k]
-                slot.data = memory.storage
-                shape = memory.shape
-                slot.rank = len(shape)
-                slot.shape[0:len(shape)] = shape
-            outs = self.outs
-            status = self.lib.tf_main(ins, outs, self.error, ERROR_SIZE, self.pool.allocator)
-            if status == STOPPED_BY_CTRL_C:
-                _interrupted()
-            if status != 0:
+    def __call__(self, memories) -> list:
+        lock = self.lock
+        lock.acquire()  # (cheaper than a with block)
+        try:
+            for entry, memory in zip(self.in_slots, memories):
+                entry[0].data = memory.storage
+                if memory.shape is not entry[1]:  # a slot keeps the last shape written to it
+                    _write_shape(entry, memory.shape)
+            offered = {}
+            if self.spares:
+                self._offer(offered)
+            status = self.invoke(self.frame)
+            if status:
+                if status == STOPPED_BY_CTRL_C:
+                    _interrupted()
                 raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
-            results = []
-            for k, (dtype, rank, alias) in enumerate(self.outputs):
-                if alias is not None:
-                    results.append(memories[alias[1]] if alias[0] == "input" else results[alias[1]])
-                    continue
-                slot = outs[k]
-                shape = tuple(slot.shape[0:rank])
-                storage = self.pool.own(slot.data, math.prod(shape))
-                results.append(TensorMemory(shape, dtype, storage, self.backend))
-            return results
+            backend, fresh = self.backend, []
+            for slot, words, pointer, dtype, spares, last in self.fresh:
+                storage = offered.get(pointer[0])
+                if storage is None:
+                    storage = _new_storage(slot, pointer[0], words, spares, self.pool.lib.tf_pool_drop)
+                if words.tobytes() != last[0]:  # else the same Shape object, which inputs recognize
+                    last[:] = words.tobytes(), Shape(words)
+                fresh.append(TensorMemory(last[1], dtype, storage, backend))
+            return fresh if self.all_fresh else self._with_aliases(memories, fresh)
+        finally:
+            lock.release()
+
+    def last_execution_time(self) -> float:
+        """Milliseconds the last call's native part took."""
+        return self.elapsed_ns[0] / 1e6
+
+    def _offer(self, offered: dict) -> None:
+        """Offer the call the free spare storages, two per output (an intermediate buffer of the
+        same size may take one first); ``offered``: {address: storage}."""
+        offers, count = self.offers, 0
+        for spares in self.spares:
+            first = count
+            for spare in spares:
+                if getrefcount(spare[0]) == 2:  # the spare and the argument: no tensor holds it
+                    offers[count] = spare[1]
+                    offered[spare[1]] = spare[0]
+                    count += 1
+                    if count - first == OFFERS_PER_OUTPUT:
+                        break
+        self.offer_count[0] = count
+
+    def _with_aliases(self, memories, fresh: list) -> list:
+        results = []
+        for _, _, alias in self.outputs:
+            if alias is None:
+                results.append(fresh.pop(0))
+            else:
+                results.append(memories[alias[1]] if alias[0] == "input" else results[alias[1]])
+        return results
+
+
+def _write_shape(entry: list, shape: tuple) -> None:
+    slot = entry[0]
+    slot.rank = len(shape)
+    slot.shape[0:len(shape)] = shape
+    entry[1] = shape
+
+
+def _new_storage(slot, address: int, words, spares: list, drop):
+    """The storage of an output the program allocated: owned by Python and, if small, kept as
+    a spare to offer to later calls (the newest ones, likeliest to be free soon)."""
+    storage = ffi.gc(slot.data, drop)
+    if buffer_bytes(math.prod(words)) <= SPARE_BYTES:
+        spares.append((storage, address))
+        del spares[:-SPARES]
+    return storage
 
 
 class CpuBackend:

@@ -1,0 +1,143 @@
+"""The per-call path of a compiled program: after a call has taken the fast path (tensors
+checked by type, numpy arrays read in place, outputs placed in the storage of earlier outputs
+no tensor holds any more), every argument that differs still gets the checked path and its
+error, and no output is ever written over while something can still read it."""
+
+import gc
+import threading
+
+import numpy as np
+import pytest
+
+import tensorfrost as tf
+from tensorfrost.ir.errors import ArgumentError, TensorFrostError
+
+
+def _add_one():
+    x = tf.input([-1], tf.float32)
+    return x + 1.0
+
+
+def _two_inputs():
+    a = tf.input([-1, -1], tf.float32)
+    b = tf.input([-1, -1], tf.float32)
+    return [a * 2.0 + b, a - b]
+
+
+def _identity():
+    x = tf.input([-1], tf.float32)
+    return [x, x * 3.0]
+
+
+@pytest.fixture
+def cpu():
+    tf.initialize(tf.cpu)
+    yield
+
+
+def test_bad_arguments_after_cached_calls_get_the_checked_errors(cpu):
+    prog = tf.compile(_add_one)
+    x = tf.tensor(np.arange(4, dtype=np.float32))
+    for _ in range(3):
+        np.testing.assert_array_equal(prog(x).numpy, np.arange(4) + 1)
+    with pytest.raises(ArgumentError, match=r"argument 0 \('x'\).*expected tf.float32, got a tf.int32 tensor"):
+        prog(tf.tensor(np.arange(4, dtype=np.int32)))
+    with pytest.raises(ArgumentError, match=r"argument 0 \('x'\).*rank 1, got rank 2"):
+        prog(tf.tensor(np.zeros((2, 2), np.float32)))
+    with pytest.raises(ArgumentError, match=r"argument 0 \('x'\).*rank 1, got rank 2"):
+        prog(np.zeros((2, 2), np.float32))
+    with pytest.raises(ArgumentError, match=r"argument 0 \('x'\).*numeric array.*complex64"):
+        prog(np.zeros(3, np.complex64))
+    with pytest.raises(ArgumentError, match="takes 1 input"):
+        prog(x, x)
+    np.testing.assert_array_equal(prog(x).numpy, np.arange(4) + 1)  # and the fast path still works
+
+
+def test_numpy_arguments_of_any_layout_give_numpy_answers(cpu):
+    prog = tf.compile(_two_inputs)
+    rng = np.random.default_rng(0)
+    a, b = rng.random((6, 8), np.float32), rng.random((6, 8), np.float32)
+    layouts = [(a, b), (a[::2, ::2], b[::2, ::2]), (np.asfortranarray(a), b), (a.astype(np.float64), b),
+               (a.T, b.T), (a.astype(np.float16), b), (a[:, 1:], b[:, 1:]), (a, b)]
+    for u, v in layouts:
+        first, second = prog(u, v)
+        np.testing.assert_allclose(first.numpy, u * 2 + v, rtol=1e-6)
+        np.testing.assert_allclose(second.numpy, u - v, rtol=1e-6)
+    unaligned = np.frombuffer(np.zeros(6 * 8 * 4 + 1, np.uint8)[1:].tobytes(), np.float32).reshape(6, 8)
+    assert prog(unaligned, b)[1].numpy.tolist() == (-b).tolist()
+
+
+def test_a_shared_numpy_input_is_not_what_an_output_returns(cpu):
+    prog = tf.compile(_identity)
+    x = np.arange(3, dtype=np.float32)
+    same, triple = prog(x)
+    x[:] = 7.0  # the output that is the input itself was copied; nothing else reads x afterwards
+    np.testing.assert_array_equal(same.numpy, [0, 1, 2])
+    np.testing.assert_array_equal(triple.numpy, [0, 3, 6])
+
+
+def test_held_outputs_are_never_written_over(cpu):
+    prog = tf.compile(_add_one)
+    outputs = [prog(np.full(5, k, np.float32)) for k in range(8)]
+    views = []
+    for k in range(8):  # a numpy view over an output's memory holds it as well as the tensor
+        views.append(np.from_dlpack(prog(np.full(5, 10 + k, np.float32))))
+    storage = prog(np.zeros(5, np.float32)).storage  # ... as does its storage alone
+    for k in range(20):
+        prog(np.full(5, 100 + k, np.float32))
+    for k, out in enumerate(outputs):
+        np.testing.assert_array_equal(out.numpy, np.full(5, k + 1))
+    for k, view in enumerate(views):
+        np.testing.assert_array_equal(view, np.full(5, 11 + k))
+    assert storage is not None
+
+
+def test_changing_shapes_and_freed_inputs(cpu):
+    prog = tf.compile(_add_one)
+    for n in [1, 5, 5, 3, 4096, 3, 1]:
+        x = tf.tensor(np.arange(n, dtype=np.float32))
+        np.testing.assert_array_equal(prog(x).numpy, np.arange(n) + 1)
+        del x
+        gc.collect()
+        y = tf.tensor(np.full(n, 2.0, np.float32))  # may land where x was
+        np.testing.assert_array_equal(prog(y).numpy, np.full(n, 3.0))
+    out = prog(prog(prog(np.ones(4, np.float32))))  # outputs fed back as inputs
+    np.testing.assert_array_equal(out.numpy, np.full(4, 4.0))
+
+
+def test_a_failed_run_leaves_the_program_usable(cpu):
+    prog = tf.compile(_two_inputs)
+    ok = np.ones((2, 3), np.float32)
+    np.testing.assert_array_equal(prog(ok, ok)[0].numpy, np.full((2, 3), 3.0))
+    with pytest.raises(TensorFrostError):
+        prog(ok, np.ones((3, 3), np.float32))
+    np.testing.assert_array_equal(prog(ok, ok)[0].numpy, np.full((2, 3), 3.0))
+
+
+def test_threads_calling_one_program(cpu):
+    prog = tf.compile(_add_one)
+    errors = []
+
+    def work(k):
+        for j in range(200):
+            value = float(k * 1000 + j)
+            out = prog(np.full(7, value, np.float32))
+            if not np.array_equal(out.numpy, np.full(7, value + 1)):
+                errors.append((k, j))
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_spare_outputs_go_back_to_the_pool_with_the_program(cpu):
+    prog = tf.compile(_add_one)
+    x = tf.tensor(np.zeros(1 << 16, np.float32))
+    for _ in range(4):
+        prog(x)
+    before = tf.allocated_memory() - tf.unused_allocated_memory()
+    del prog
+    gc.collect()
+    assert tf.allocated_memory() - tf.unused_allocated_memory() < before
