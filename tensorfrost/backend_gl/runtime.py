@@ -23,7 +23,7 @@ from ..ir.node import walk
 from ..ir.ops import KERNEL
 from ..runtime import MAX_ELEMENTS, TensorMemory, shape_problem
 from . import context
-from .glsl import NV_FLOAT_ATOMICS, emit_kernel
+from .glsl import GRID_LOCAL, NV_FLOAT_ATOMICS, emit_kernel
 from .host import build_host
 from .programs import compile_program
 from .split import split_kernel
@@ -136,12 +136,14 @@ class _Piece:
             raise generated_code_rejected("the OpenGL driver", f"kernel {name}", walk(self.node.body),
                                           error.message) from None
 
-    def program(self, parts: dict):
-        """(GL program, slots with their bindings) of the variant binding buffers in ``parts``."""
+    def program(self, parts: dict, grid2d: bool):
+        """(GL program, slots with their bindings) of the variant binding buffers in ``parts``,
+        in a flat or a 3-D dispatch."""
         key = tuple(sorted((slot.binding, parts[slot.node]) for slot in self.shader.slots if slot.node in parts))
+        key += ("grid",) if grid2d else ()
         if key not in self.variants:
             shader = emit_kernel(self.node, self.backend.native_float_add, parts, self.backend.elements_per_part,
-                                 self.keep)
+                                 self.keep, grid2d)
             program = self._compile(shader.source, f"{self.shader.name} (buffers in parts)")
             self.variants[key] = (program, shader.slots)
         return self.variants[key]
@@ -241,16 +243,32 @@ class GlExecutable:
         if threads > MAX_THREADS:
             raise RuntimeCheckError(f"kernel {kernel.name} has {threads} threads, more than the {MAX_THREADS} "
                                     "one OpenGL dispatch can index")
-        groups = dispatch_groups(threads, self.backend.max_groups_x) if kernel.node.rank else (1, 1)
+        groups = self._grid_groups(grid)
+        grid2d = groups is not None
+        if not grid2d:
+            groups = (*dispatch_groups(threads, self.backend.max_groups_x), 1) if kernel.node.rank else (1, 1, 1)
         if groups[1] > self.backend.limits.max_groups[1]:
             raise RuntimeCheckError(f"kernel {kernel.name}: {threads} threads need more work groups than this "
                                     "OpenGL driver allows")
         memories = dict(zip(kernel.order, buffers, strict=True))
         words = kernel.pack_uniforms(uniforms) if uniforms else None
         for piece in kernel.pieces:
-            self._dispatch_piece(piece, memories, words, groups)
+            self._dispatch_piece(piece, memories, words, groups, grid2d)
 
-    def _dispatch_piece(self, piece: _Piece, memories: dict, words, groups) -> None:
+    def _grid_groups(self, grid) -> tuple | None:
+        """The groups of a 3-D dispatch of ``grid`` (x along the last axis, y the one before, z
+        the rest), or None where a flat one is better: rank 1, rows narrower than a group's
+        (idle threads), or more groups than the driver allows along an axis."""
+        if len(grid) < 2 or int(grid[-1]) < GRID_LOCAL[0]:
+            return None
+        rest = 1
+        for size in grid[:-2]:
+            rest *= int(size)
+        groups = (-(-int(grid[-1]) // GRID_LOCAL[0]), -(-int(grid[-2]) // GRID_LOCAL[1]), rest)
+        fits = all(g <= limit for g, limit in zip(groups, self.backend.limits.max_groups, strict=True))
+        return groups if fits else None
+
+    def _dispatch_piece(self, piece: _Piece, memories: dict, words, groups, grid2d: bool) -> None:
         backend = self.backend
         part_bytes = backend.elements_per_part * 4
         parts = {}
@@ -262,7 +280,7 @@ class GlExecutable:
         if bindings > backend.limits.max_blocks:
             raise RuntimeCheckError(f"kernel {piece.shader.name} needs {bindings} storage buffer bindings, more "
                                     f"than the {backend.limits.max_blocks} this OpenGL driver allows a shader")
-        program, slots = piece.program(parts)
+        program, slots = piece.program(parts, grid2d)
         gl = _gl()
         gl.glUseProgram(program.id)
         if words is not None:
@@ -277,7 +295,7 @@ class GlExecutable:
                 size = min(part_bytes, buffer.nbytes - part * part_bytes)
                 gl.glBindBufferRange(gl.GL_SHADER_STORAGE_BUFFER, slot.binding + part, buffer.id,
                                      part * part_bytes, size)
-        gl.glDispatchCompute(groups[0], groups[1], 1)
+        gl.glDispatchCompute(*groups)
         gl.glMemoryBarrier(gl.GL_SHADER_STORAGE_BARRIER_BIT | gl.GL_BUFFER_UPDATE_BARRIER_BIT)
 
 

@@ -267,8 +267,11 @@ class KernelShader:
         self.rank = kernel.rank
 
 
-def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = None) -> tuple[list, list]:
-    """(lines declaring uniforms and thread indices, body lines) of ``main``, indented once."""
+def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = None,
+              grid2d: bool = False) -> tuple[list, list]:
+    """(lines declaring uniforms and thread indices, body lines) of ``main``, indented once.
+    With ``grid2d`` (a kernel of rank >= 2) the dispatch is 3-D: x runs along the last axis,
+    y along the one before, z over the rest, so no thread divides to find its row."""
     head = []
     for k, uniform in enumerate(kernel.attrs["uniforms"]):
         name = local_name(names, uniform)
@@ -280,18 +283,36 @@ def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = No
     body.keep = keep
     if rank:
         dims = [body.value(d) for d in kernel.shape]
-        count = " * ".join(f"uint({d})" for d in dims)
-        head.append(f"    const uint tf_g = {lang.flat_thread_index()};")
-        head.append(f"    if (tf_g >= {count}) return;")
-        head.append("    uint tf_rest = tf_g;")
-        for k in range(rank - 1, 0, -1):
-            head.append(f"    const int i{k} = int(tf_rest % uint({dims[k]}));")
-            head.append(f"    tf_rest = tf_rest / uint({dims[k]});")
-        head.append("    const int i0 = int(tf_rest);")
-        head.append("    const int tf_t = int(tf_g);")
+        head += _grid_indices(lang, dims) if grid2d else _flat_indices(lang, dims)
     body.depth = 1
     body.scope(kernel.body.nodes)
     return head, body.lines
+
+
+def _flat_indices(lang: ShaderLang, dims: list) -> list:
+    count = " * ".join(f"uint({d})" for d in dims)
+    head = [f"    const uint tf_g = {lang.flat_thread_index()};", f"    if (tf_g >= {count}) return;",
+            "    uint tf_rest = tf_g;"]
+    for k in range(len(dims) - 1, 0, -1):
+        head.append(f"    const int i{k} = int(tf_rest % uint({dims[k]}));")
+        head.append(f"    tf_rest = tf_rest / uint({dims[k]});")
+    return head + ["    const int i0 = int(tf_rest);", "    const int tf_t = int(tf_g);"]
+
+
+def _grid_indices(lang: ShaderLang, dims: list) -> list:
+    last, row = len(dims) - 1, len(dims) - 2
+    head = [f"    const int i{last} = int(gl_GlobalInvocationID.x);",
+            f"    const int i{row} = int(gl_GlobalInvocationID.y);",
+            f"    if (i{last} >= {dims[last]} || i{row} >= {dims[row]}) return;"]
+    if row:
+        head.append("    uint tf_rest = gl_WorkGroupID.z;")
+    for k in range(row - 1, 0, -1):  # the leading axes share z: one division per axis, per thread
+        head.append(f"    const int i{k} = int(tf_rest % uint({dims[k]}));")
+        head.append(f"    tf_rest = tf_rest / uint({dims[k]});")
+    if row:
+        head.append("    const int i0 = int(tf_rest);")
+    flat = f"(int(gl_WorkGroupID.z) * {dims[row]} + i{row}) * {dims[last]} + i{last}"
+    return head + [f"    const int tf_t = {flat};"]
 
 
 def describe(kernel: Node, slots: list, names: dict) -> list:
