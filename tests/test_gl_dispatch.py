@@ -24,14 +24,15 @@ def gl():
 
 @pytest.fixture
 def dispatches(monkeypatch):
-    """The groups of every dispatch of a grid of rank >= 2: a 3-tuple, or None for flat."""
+    """Whether each new grid of a kernel was dispatched in 3-D (True) or flat (False)."""
     seen = []
-    choose = runtime.GlExecutable._grid_groups
+    choose = runtime.GlExecutable._groups
 
-    def spy(self, grid):
-        seen.append(choose(self, grid))
-        return seen[-1]
-    monkeypatch.setattr(runtime.GlExecutable, "_grid_groups", spy)
+    def spy(self, kernel, grid):
+        groups, grid2d = choose(self, kernel, grid)
+        seen.append(grid2d)
+        return groups, grid2d
+    monkeypatch.setattr(runtime.GlExecutable, "_groups", spy)
     return seen
 
 
@@ -78,7 +79,7 @@ def test_2d_grids_of_odd_sizes(gl, dispatches, shape):
     a = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
     out = tf.compile(_stencil)(a).numpy
     np.testing.assert_allclose(out, _stencil_numpy(a), rtol=1e-6, atol=1e-4)
-    assert (dispatches[-1] is not None) == (shape[1] >= 64)  # narrower rows run flat
+    assert dispatches[-1] == (shape[1] >= 64)  # narrower rows run flat
 
 
 def _indices_3d_and_4d():
@@ -101,7 +102,7 @@ def test_3d_and_4d_grids_fold_leading_axes_into_z(gl, dispatches, shapes):
     p, q, r, s = np.indices(b.shape)
     shifted = np.concatenate([b[..., 1:], b[..., -1:]], axis=-1)
     np.testing.assert_allclose(got_b, shifted - (((p * 10 + q) * 10 + r) * 1000 + s), rtol=1e-6, atol=1e-3)
-    assert [g is not None for g in dispatches[-2:]] == [s[-1] >= 64 for s in shapes]
+    assert dispatches[-2:] == [s[-1] >= 64 for s in shapes]
 
 
 @pytest.mark.parametrize("shape", [(262_200, 64), (70_000, 2, 64)])
@@ -117,7 +118,7 @@ def test_grids_over_65535_groups_along_y_or_z_run_flat(gl, dispatches, shape):
     first = np.arange(shape[0], dtype=np.float32).reshape((-1,) + (1,) * (len(shape) - 1))
     last = np.arange(shape[-1], dtype=np.float32) * np.float32(0.25)
     np.testing.assert_allclose(out, a * 3.0 + first + last, rtol=1e-6, atol=1e-6)
-    assert dispatches[-1] is None
+    assert dispatches[-1] is False
 
 
 def test_2d_grid_over_65535_groups_along_x(gl, dispatches):
@@ -125,4 +126,11 @@ def test_2d_grid_over_65535_groups_along_x(gl, dispatches):
     a = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
     out = tf.compile(_stencil)(a).numpy
     np.testing.assert_allclose(out, _stencil_numpy(a), rtol=1e-6, atol=2e-2)
-    assert dispatches[-1] is None
+    assert dispatches[-1] is False
+
+
+def test_a_kernel_reading_only_its_flat_index_runs_flat(gl, dispatches):
+    a = np.random.default_rng(6).standard_normal((300, 200)).astype(np.float32)
+    out = tf.compile(lambda: tf.sin(tf.input([-1, -1], tf.float32)) * 2.0)(a).numpy
+    np.testing.assert_allclose(out, np.sin(a) * 2.0, rtol=1e-6, atol=1e-6)
+    assert dispatches == [False]

@@ -7,6 +7,8 @@ source is what the OpenGL runtime compiles and what codegen mode hands to the us
 
 from __future__ import annotations
 
+import re
+
 from ..emit.binding import GROUP_SIZE, local_size
 from ..ir.node import Node
 from .shader import (
@@ -81,4 +83,6 @@ def emit_kernel(kernel: Node, native_float_add: bool = False, parts: dict | None
     if prelude:
         lines += ["", prelude]
     lines += [""] + ([*helpers, ""] if helpers else []) + main
-    return KernelShader(kernel, "\n".join(lines) + "\n", slots, size)
+    shader = KernelShader(kernel, "\n".join(lines) + "\n", slots, size)
+    shader.indexed = bool(re.search(r"\bi\d+\b", "\n".join(body)))
+    return shader

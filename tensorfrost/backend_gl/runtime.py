@@ -277,7 +277,9 @@ class GlExecutable:
         if threads > MAX_THREADS:
             raise RuntimeCheckError(f"kernel {kernel.name} has {threads} threads, more than the {MAX_THREADS} "
                                     "one OpenGL dispatch can index")
-        groups = self._grid_groups(grid)
+        # a body that reads only the flat index divides nothing: flat is as fast there, and
+        # llvmpipe ran Mandelbrot 15-25% faster flat than in any 2-D group shape
+        groups = self._grid_groups(grid) if any(p.shader.indexed for p in kernel.pieces) else None
         if groups is not None:
             return groups, True
         groups = (*dispatch_groups(threads, self.backend.max_groups_x), 1) if kernel.node.rank else (1, 1, 1)

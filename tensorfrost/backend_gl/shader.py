@@ -265,6 +265,7 @@ class KernelShader:
         self.uniforms = list(kernel.attrs["uniforms"])
         self.local_size = local_size
         self.rank = kernel.rank
+        self.indexed = True  # whether the body reads its grid indices (not only the flat one)
 
 
 def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = None,
