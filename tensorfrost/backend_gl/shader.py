@@ -3,7 +3,10 @@
 A kernel runs one thread per element of its grid, in groups of ``GROUP_SIZE`` threads
 along one axis (the binding ABI of ``emit/binding.py``). The flat thread index is
 ``(group.y * groups_x + group.x) * GROUP_SIZE + local.x``; each grid index is recovered
-from the flat index by division. The host's uniforms are 32-bit words ``tf_u[k]``.
+from the flat index by division. The OpenGL runtime may instead run a kernel of rank >= 2
+that reads its grid indices in a 3-D dispatch (``grid2d``: x along the last axis, y the one
+before), which divides only for axes before those two. The host's uniforms are 32-bit words
+``tf_u[k]``.
 
 A buffer larger than the driver's largest storage block is bound as several ranges
 ("parts"); its reads, writes and atomics then go through generated helpers that pick the
