@@ -81,12 +81,12 @@ def finish() -> None:
 
 def best_local_size(make_run, sizes):
     """The ``run`` of the fastest local size: ``make_run(size)`` builds one; each is timed
-    twice after a warm-up call."""
+    once after a warm-up call."""
     best = None
     for size in sizes:
         run = make_run(size)
         run()
-        t = min(_timed(run) for _ in range(2))
+        t = _timed(run)
         if best is None or t < best[0]:
             best = (t, run)
     return best[1]

@@ -226,7 +226,7 @@ def glsl_impl(inp, p):
             gl.finish()
             return u, v
         return run
-    run = gl.best_local_size(make_run, ((256, 1), (64, 4), (32, 8), (128, 2), (64, 1)))
+    run = gl.best_local_size(make_run, ((256, 1), (64, 4), (32, 8)))
     return run, (lambda out: [gl.read(out[0], (n, m)), gl.read(out[1], (n, m))])
 
 

@@ -202,9 +202,14 @@ layout(location = 0) uniform int n;
 layout(location = 1) uniform int m;
 layout(location = 2) uniform int max_iter;
 void main() {
+#ifdef FLAT
+    int k = int(gl_GlobalInvocationID.x);
+    if (k >= n * m) return;
+#else
     int i = int(gl_GlobalInvocationID.y), j = int(gl_GlobalInvocationID.x);
     if (i >= n || j >= m) return;
     int k = i * m + j;
+#endif
     float cr = c_re[k], ci = c_im[k], zr = 0.0, zi = 0.0, count = 0.0;
     for (int it = 0; it < max_iter; it++) {
         float t = zr * zr - zi * zi + cr;
@@ -223,16 +228,17 @@ def glsl_impl(inp, p):
     n, m = inp["c_re"].shape
     c_re, c_im, out = gl.buffer(inp["c_re"]), gl.buffer(inp["c_im"]), gl.buffer(4 * n * m)
 
-    def make_run(local):
-        prog = gl.program(_GLSL.replace("LX", str(local[0])).replace("LY", str(local[1])))
-        groups = (-(-m // local[0]), -(-n // local[1]), 1)
+    def make_run(local):  # (x, y) groups in 2-D, (x, 0) in 1-D (faster on llvmpipe: no row to find)
+        source = _GLSL.replace("LX", str(local[0])).replace("LY", str(max(local[1], 1)))
+        prog = gl.program(source.replace("#version 430", "#version 430\n#define FLAT") if not local[1] else source)
+        groups = (-(-m // local[0]), -(-n // local[1]), 1) if local[1] else gl.groups_1d(n * m, local[0])
 
         def run():
             gl.dispatch(prog, (out, c_re, c_im), groups, (n, m, p["max_iter"]))
             gl.finish()
             return out
         return run
-    run = gl.best_local_size(make_run, ((256, 1), (64, 4), (16, 16), (8, 8)))
+    run = gl.best_local_size(make_run, ((64, 0), (128, 0), (256, 0), (256, 1), (64, 4), (16, 16)))
     return run, (lambda o: [gl.read(o, (n, m))])
 
 
