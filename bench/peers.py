@@ -24,7 +24,10 @@ IMPLS: dict[str, str | None] = {
     "torch": "torch",
     "torch.compile": "torch",
     "taichi": "taichi",
+    "glsl": "OpenGL",  # hand-written GLSL compute shaders (bench/gl.py), PyOpenGL on tensorfrost's context
 }
+# The OpenGL rows (bench/gl.py): the ratios of issue 18's item 5 are taken among these.
+GL_IMPLS = ("tensorfrost (opengl)", "glsl", "taichi (opengl)")
 # The implementations that are neither tensorfrost nor the hand-written C: "library peers".
 LIBRARY_PEERS = ("numpy", "numba", "jax", "torch", "torch.compile", "taichi")
 _LIMITED: set[str] = set()

@@ -9,8 +9,9 @@ Taichi kernels need real annotation objects, so this module does not use
 
 import numpy as np
 
-from .. import cbuild
+from .. import cbuild, gl
 from ..harness import Target, Workload
+from ..peers import GL_IMPLS
 
 
 def inputs(p, rng):
@@ -123,13 +124,45 @@ def taichi_impl(inp, p):
     return run, (lambda y: [y.to_numpy()])
 
 
+_GLSL = """#version 430
+layout(local_size_x = LOCAL) in;
+layout(std430, binding = 0) writeonly buffer Y { float y[]; };
+layout(std430, binding = 1) readonly buffer X { float x[]; };
+layout(location = 0) uniform int n;
+void main() {
+    uint i = gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * LOCALu) + gl_GlobalInvocationID.x;
+    if (i >= uint(n)) return;
+    float v = x[i];
+    y[i] = tanh(sin(v) * 2.0 + exp(-v * v)) * cos(v) + sqrt(abs(v) + 1.0);
+}
+"""
+
+
+def glsl_impl(inp, p):
+    gl.context()
+    n = inp["x"].size
+    x, y = gl.buffer(inp["x"]), gl.buffer(4 * n)
+
+    def make_run(local):
+        prog = gl.program(_GLSL.replace("LOCAL", str(local)))
+        groups = gl.groups_1d(n, local)
+
+        def run():
+            gl.dispatch(prog, (y, x), groups, (n,))
+            gl.finish()
+            return y
+        return run
+    return gl.best_local_size(make_run, (64, 128, 256, 512)), (lambda b: [gl.read(b, n)])
+
+
 WORKLOAD = Workload(
     id="W1", title="elementwise chain (tanh, sin, exp, cos, sqrt)", metric="GB/s",
     sizes={"quick": {"n": 1 << 20}, "full": {"n": 64 << 20}},
     inputs=inputs, reference=reference,
     impls={"tensorfrost": tensorfrost, "c": c, "numpy": numpy_impl, "numba": numba_impl, "jax": jax_impl,
            "torch": torch_impl, "torch.compile": lambda i, p: torch_impl(i, p, compiled=True),
-           "taichi": taichi_impl},
+           "taichi": taichi_impl, GL_IMPLS[0]: gl.tensorfrost_gl(tensorfrost), GL_IMPLS[1]: glsl_impl,
+           GL_IMPLS[2]: gl.taichi_gl(taichi_impl)},
     work=lambda p: p["n"] * 8 / 1e9, bytes_moved=lambda p: p["n"] * 8, tolerance=1e-4,
     targets=[Target("c", 0.9, text="at least 90% of the hand-written C")],
 )

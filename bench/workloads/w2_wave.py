@@ -10,8 +10,9 @@ Taichi kernels need real annotation objects, so no ``from __future__ import anno
 
 import numpy as np
 
-from .. import cbuild
+from .. import cbuild, gl
 from ..harness import Target, Workload
+from ..peers import GL_IMPLS
 
 C = 0.1
 
@@ -184,13 +185,59 @@ def taichi_impl(inp, p):
     return run, (lambda out: [out[0].to_numpy(), out[1].to_numpy()])
 
 
+_GLSL = """#version 430
+layout(local_size_x = LX, local_size_y = LY) in;
+layout(std430, binding = 0) writeonly buffer UO { float uo[]; };
+layout(std430, binding = 1) writeonly buffer VO { float vo[]; };
+layout(std430, binding = 2) readonly buffer U { float u[]; };
+layout(std430, binding = 3) readonly buffer V { float v[]; };
+layout(location = 0) uniform int n;
+layout(location = 1) uniform int m;
+void main() {
+    int i = int(gl_GlobalInvocationID.y), j = int(gl_GlobalInvocationID.x);
+    if (i >= n || j >= m) return;
+    int k = i * m + j;
+    float c = u[k];
+    float lap = u[max(i - 1, 0) * m + j] + u[min(i + 1, n - 1) * m + j] + u[k - min(j, 1)]
+              + u[k + min(m - 1 - j, 1)] - 4.0 * c;
+    float vn = v[k] + C * lap;
+    vo[k] = vn;
+    uo[k] = c + C * vn;
+}
+""".replace("C *", f"{C} *")
+
+
+def glsl_impl(inp, p):
+    gl.context()
+    n, m = inp["u"].shape
+    u0, v0 = gl.buffer(inp["u"]), gl.buffer(inp["v"])
+    bufs = [gl.buffer(4 * n * m) for _ in range(4)]
+
+    def make_run(local):
+        prog = gl.program(_GLSL.replace("LX", str(local[0])).replace("LY", str(local[1])))
+        groups = (-(-m // local[0]), -(-n // local[1]), 1)
+
+        def run():
+            u, v = u0, v0
+            for k in range(p["steps"]):
+                uo, vo = bufs[2 * (k % 2)], bufs[2 * (k % 2) + 1]
+                gl.dispatch(prog, (uo, vo, u, v), groups, (n, m))
+                u, v = uo, vo
+            gl.finish()
+            return u, v
+        return run
+    run = gl.best_local_size(make_run, ((256, 1), (64, 4), (32, 8)))
+    return run, (lambda out: [gl.read(out[0], (n, m)), gl.read(out[1], (n, m))])
+
+
 WORKLOAD = Workload(
     id="W2", title="2-D wave equation, clamped borders, 10 steps", metric="Gcell-steps/s",
     sizes={"quick": {"n": 512, "steps": 10}, "full": {"n": 4096, "steps": 10}},
     inputs=inputs, reference=reference,
     impls={"tensorfrost": tensorfrost, "c": c, "numpy": numpy_impl, "numba": numba_impl, "jax": jax_impl,
            "torch": torch_impl, "torch.compile": lambda i, p: torch_impl(i, p, compiled=True),
-           "taichi": taichi_impl},
+           "taichi": taichi_impl, GL_IMPLS[0]: gl.tensorfrost_gl(tensorfrost), GL_IMPLS[1]: glsl_impl,
+           GL_IMPLS[2]: gl.taichi_gl(taichi_impl)},
     work=lambda p: p["n"] * p["n"] * p["steps"] / 1e9, bytes_moved=lambda p: 16 * p["n"] * p["n"] * p["steps"],
     tolerance=1e-4,
     targets=[Target("c", 0.9, text="at least 90% of the hand-written C")],

@@ -11,8 +11,9 @@ Taichi kernels need real annotation objects, so no ``from __future__ import anno
 
 import numpy as np
 
-from .. import cbuild
+from .. import cbuild, gl
 from ..harness import Target, Workload
+from ..peers import GL_IMPLS
 
 
 def inputs(p, rng):
@@ -192,13 +193,63 @@ def taichi_impl(inp, p):
     return run, (lambda o: [o.to_numpy()])
 
 
+_GLSL = """#version 430
+layout(local_size_x = LX, local_size_y = LY) in;
+layout(std430, binding = 0) writeonly buffer OUT { float counts[]; };
+layout(std430, binding = 1) readonly buffer CR { float c_re[]; };
+layout(std430, binding = 2) readonly buffer CI { float c_im[]; };
+layout(location = 0) uniform int n;
+layout(location = 1) uniform int m;
+layout(location = 2) uniform int max_iter;
+void main() {
+#ifdef FLAT
+    int k = int(gl_GlobalInvocationID.x);
+    if (k >= n * m) return;
+#else
+    int i = int(gl_GlobalInvocationID.y), j = int(gl_GlobalInvocationID.x);
+    if (i >= n || j >= m) return;
+    int k = i * m + j;
+#endif
+    float cr = c_re[k], ci = c_im[k], zr = 0.0, zi = 0.0, count = 0.0;
+    for (int it = 0; it < max_iter; it++) {
+        float t = zr * zr - zi * zi + cr;
+        zi = 2.0 * zr * zi + ci;
+        zr = t;
+        count += 1.0;
+        if (zr * zr + zi * zi > 4.0) break;
+    }
+    counts[k] = count;
+}
+"""
+
+
+def glsl_impl(inp, p):
+    gl.context()
+    n, m = inp["c_re"].shape
+    c_re, c_im, out = gl.buffer(inp["c_re"]), gl.buffer(inp["c_im"]), gl.buffer(4 * n * m)
+
+    def make_run(local):  # (x, y) groups in 2-D, (x, 0) in 1-D (faster on llvmpipe: no row to find)
+        source = _GLSL.replace("LX", str(local[0])).replace("LY", str(max(local[1], 1)))
+        prog = gl.program(source.replace("#version 430", "#version 430\n#define FLAT") if not local[1] else source)
+        groups = (-(-m // local[0]), -(-n // local[1]), 1) if local[1] else gl.groups_1d(n * m, local[0])
+
+        def run():
+            gl.dispatch(prog, (out, c_re, c_im), groups, (n, m, p["max_iter"]))
+            gl.finish()
+            return out
+        return run
+    run = gl.best_local_size(make_run, ((64, 0), (128, 0), (256, 0), (256, 1), (64, 4), (16, 16)))
+    return run, (lambda o: [gl.read(o, (n, m))])
+
+
 WORKLOAD = Workload(
     id="W3", title="Mandelbrot, break on escape", metric="Mpixel/s",
     sizes={"quick": {"n": 256, "max_iter": 256}, "full": {"n": 2048, "max_iter": 256}},
     inputs=inputs, reference=reference, check=mismatch, tolerance=0.01,
     impls={"tensorfrost": tensorfrost, "c": c, "numpy": numpy_impl, "numba": numba_impl, "jax": jax_impl,
            "torch": torch_impl, "torch.compile": lambda i, p: torch_impl(i, p, compiled=True),
-           "taichi": taichi_impl},
+           "taichi": taichi_impl, GL_IMPLS[0]: gl.tensorfrost_gl(tensorfrost), GL_IMPLS[1]: glsl_impl,
+           GL_IMPLS[2]: gl.taichi_gl(taichi_impl)},
     work=lambda p: p["n"] * p["n"] / 1e6,
     targets=[Target("peer", 1.0, peers=("numba", "taichi"), text="at least the best of numba and taichi")],
     note="jax and torch have no early exit per pixel: they run all iterations with a mask.",

@@ -7,6 +7,8 @@ source is what the OpenGL runtime compiles and what codegen mode hands to the us
 
 from __future__ import annotations
 
+import re
+
 from ..emit.binding import GROUP_SIZE, local_size
 from ..ir.node import Node
 from .shader import (
@@ -20,6 +22,9 @@ from .shader import (
 )
 
 _PRELUDE = prelude_blocks([(r"\btf_exponent_t\b", "int")])
+# Threads per group of a 3-D dispatch (``grid2d``): a row segment of GRID_LOCAL[0] by
+# GRID_LOCAL[1] rows, GROUP_SIZE in all.
+GRID_LOCAL = (64, GROUP_SIZE // 64)
 NV_FLOAT_ATOMICS = "GL_NV_shader_atomic_float"
 
 
@@ -40,21 +45,24 @@ class GlslLang(ShaderLang):
 
 
 def emit_kernel(kernel: Node, native_float_add: bool = False, parts: dict | None = None,
-                elements_per_part: int = 0, keep: set | None = None) -> KernelShader:
+                elements_per_part: int = 0, keep: set | None = None, grid2d: bool = False) -> KernelShader:
     """The GLSL shader of one kernel node.
 
     ``native_float_add`` uses ``GL_NV_shader_atomic_float`` for float scatter-adds (else a
     compare-and-swap loop); ``parts`` maps buffers bound in several ranges to their part
     count, each part holding ``elements_per_part`` elements. With ``keep`` the shader runs
-    only those nodes of the body (one piece of a kernel split by ``split.py``).
+    only those nodes of the body (one piece of a kernel split by ``split.py``). With
+    ``grid2d`` it runs in a 3-D dispatch of ``GRID_LOCAL`` groups (``shader.emit_body``); the
+    default, a flat dispatch, is the binding ABI of codegen mode.
     """
     names: dict = {}
     slots = make_slots(kernel, names, native_float_add, parts, keep)
     lang = GlslLang(slots, native_float_add)
     lang.elements_per_part = elements_per_part
-    head, body = emit_body(kernel, lang, names, keep)
+    head, body = emit_body(kernel, lang, names, keep, grid2d)
     size = local_size(kernel)
-    declarations = [f"layout(local_size_x = {size}) in;"]
+    declarations = [f"layout(local_size_x = {GRID_LOCAL[0]}, local_size_y = {GRID_LOCAL[1]}) in;" if grid2d
+                    else f"layout(local_size_x = {size}) in;"]
     for slot in slots:
         access = "" if slot.written else "readonly "
         for part in range(slot.parts):
@@ -75,4 +83,6 @@ def emit_kernel(kernel: Node, native_float_add: bool = False, parts: dict | None
     if prelude:
         lines += ["", prelude]
     lines += [""] + ([*helpers, ""] if helpers else []) + main
-    return KernelShader(kernel, "\n".join(lines) + "\n", slots, size)
+    shader = KernelShader(kernel, "\n".join(lines) + "\n", slots, size)
+    shader.indexed = bool(re.search(r"\bi\d+\b", "\n".join(body)))
+    return shader

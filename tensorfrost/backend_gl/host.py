@@ -36,11 +36,14 @@ class PythonHost(HostEmitter):
         for dtype, scalar in SCALAR_TYPES.items():
             self.namespace[f"_{dtype.name}"] = scalar
             self.namespace[f"_dtype_{dtype.name}"] = dtype
-        self.lines = ["def tf_main(rt, inputs):"]
+        self.lines = []
         self.depth = 1
+        self.arithmetic = False  # whether host scalars are computed (numpy then must not warn)
         self.scope(program.root.nodes)
         self.emit(f"return [{', '.join(self.name(o) for o in program.outputs)}]")
-        self.source = "\n".join(self.lines) + "\n"
+        if self.arithmetic:  # (errstate costs microseconds: only the programs that need it)
+            self.lines = ['    with np.errstate(all="ignore"):'] + ["    " + line for line in self.lines]
+        self.source = "\n".join(["def tf_main(rt, inputs):", *self.lines]) + "\n"
 
     # -- names and values ---------------------------------------------------------------------
 
@@ -69,6 +72,7 @@ class PythonHost(HostEmitter):
             if handler is not None:
                 handler(node)
             elif node.op.kind == "elementwise" and node.shape == ():
+                self.arithmetic = True
                 ref = self.global_value("ref_" + node.op.name + "_", node.op.ref)
                 args = ", ".join(self.value(a) for a in node.args)
                 self.emit(f"{self.name(node)} = _{node.dtype.name}({ref}({args}))")

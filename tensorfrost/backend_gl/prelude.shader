@@ -110,17 +110,21 @@ float tf_trunc(float a) { return trunc(a); }
 float tf_frac(float a) { return a - floor(a); }
 
 // exp(hi + lo) with Cody-Waite range reduction (drivers' exp(x) = exp2(x * log2(e)) loses
-// digits); `precise` keeps the compiler from reassociating the reduction steps
+// digits: 64 ulp near |x| = 88 on llvmpipe) and Cephes' expf polynomial, within 2 ulp; no
+// branches: the clamp keeps 2^n in two normal factors (inf above 88.73, 0 below -103.98),
+// and ldexp, which cost 3x the built-in exp on llvmpipe, is two multiplies by exponent bits.
+// `precise` keeps the compiler from reassociating the reduction steps.
 float tf_exp_df(float hi, float lo) {
-    if (hi > 88.72284) return TF_INF;
-    if (hi < -103.97208) return 0.0;
-    float n = roundEven(hi * 1.44269504);
-    precise float r = fma(n, -0.693145752, hi);
+    float x = clamp(hi, -104.0, 89.0);
+    float n = roundEven(x * 1.44269504);
+    precise float r = fma(n, -0.693145752, x);
     r = fma(n, -1.42860677e-6, r) + lo;
-    float p = fma(fma(fma(fma(fma(fma(r, 1.0 / 5040.0, 1.0 / 720.0), r, 1.0 / 120.0), r, 1.0 / 24.0), r,
-                  1.0 / 6.0), r, 0.5), r * r, r) + 1.0;
-    float half_n = trunc(0.5 * n);
-    return ldexp(ldexp(p, tf_exponent_t(half_n)), tf_exponent_t(n - half_n));
+    float p = fma(fma(fma(fma(fma(fma(r, 1.9875691500e-4, 1.3981999507e-3), r, 8.3334519073e-3), r,
+                  4.1665795894e-2), r, 1.6666665459e-1), r, 5.0000001201e-1), r * r, r) + 1.0;
+    int e = int(n);
+    int h = e >> 1;
+    float y = p * intBitsToFloat((h + 127) << 23) * intBitsToFloat((e - h + 127) << 23);
+    return tf_isnan(hi) ? hi : y;
 }
 
 float tf_exp(float a) { return tf_exp_df(a, 0.0); }

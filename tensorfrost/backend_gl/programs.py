@@ -19,13 +19,15 @@ from ..ir.errors import CompileError
 
 
 class GlProgram:
-    """A linked compute program and the location of its uniform words ``tf_u``."""
+    """A linked compute program, the location of its uniform words ``tf_u`` and the words it
+    holds now (uniforms are state of the program: a call with the same ones sets none)."""
 
-    __slots__ = ("id", "uniform_location")
+    __slots__ = ("id", "uniform_location", "words")
 
     def __init__(self, program_id: int, uniform_location: int):
         self.id = program_id
         self.uniform_location = uniform_location
+        self.words = b""
 
 
 _cache: dict[str, GlProgram] = {}

@@ -3,7 +3,10 @@
 A kernel runs one thread per element of its grid, in groups of ``GROUP_SIZE`` threads
 along one axis (the binding ABI of ``emit/binding.py``). The flat thread index is
 ``(group.y * groups_x + group.x) * GROUP_SIZE + local.x``; each grid index is recovered
-from the flat index by division. The host's uniforms are 32-bit words ``tf_u[k]``.
+from the flat index by division. The OpenGL runtime may instead run a kernel of rank >= 2
+that reads its grid indices in a 3-D dispatch (``grid2d``: x along the last axis, y the one
+before), which divides only for axes before those two. The host's uniforms are 32-bit words
+``tf_u[k]``.
 
 A buffer larger than the driver's largest storage block is bound as several ranges
 ("parts"); its reads, writes and atomics then go through generated helpers that pick the
@@ -265,10 +268,14 @@ class KernelShader:
         self.uniforms = list(kernel.attrs["uniforms"])
         self.local_size = local_size
         self.rank = kernel.rank
+        self.indexed = True  # whether the body reads its grid indices (not only the flat one)
 
 
-def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = None) -> tuple[list, list]:
-    """(lines declaring uniforms and thread indices, body lines) of ``main``, indented once."""
+def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = None,
+              grid2d: bool = False) -> tuple[list, list]:
+    """(lines declaring uniforms and thread indices, body lines) of ``main``, indented once.
+    With ``grid2d`` (a kernel of rank >= 2) the dispatch is 3-D: x runs along the last axis,
+    y along the one before, z over the rest, so no thread divides to find its row."""
     head = []
     for k, uniform in enumerate(kernel.attrs["uniforms"]):
         name = local_name(names, uniform)
@@ -280,18 +287,36 @@ def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = No
     body.keep = keep
     if rank:
         dims = [body.value(d) for d in kernel.shape]
-        count = " * ".join(f"uint({d})" for d in dims)
-        head.append(f"    const uint tf_g = {lang.flat_thread_index()};")
-        head.append(f"    if (tf_g >= {count}) return;")
-        head.append("    uint tf_rest = tf_g;")
-        for k in range(rank - 1, 0, -1):
-            head.append(f"    const int i{k} = int(tf_rest % uint({dims[k]}));")
-            head.append(f"    tf_rest = tf_rest / uint({dims[k]});")
-        head.append("    const int i0 = int(tf_rest);")
-        head.append("    const int tf_t = int(tf_g);")
+        head += _grid_indices(lang, dims) if grid2d else _flat_indices(lang, dims)
     body.depth = 1
     body.scope(kernel.body.nodes)
     return head, body.lines
+
+
+def _flat_indices(lang: ShaderLang, dims: list) -> list:
+    count = " * ".join(f"uint({d})" for d in dims)
+    head = [f"    const uint tf_g = {lang.flat_thread_index()};", f"    if (tf_g >= {count}) return;",
+            "    uint tf_rest = tf_g;"]
+    for k in range(len(dims) - 1, 0, -1):
+        head.append(f"    const int i{k} = int(tf_rest % uint({dims[k]}));")
+        head.append(f"    tf_rest = tf_rest / uint({dims[k]});")
+    return head + ["    const int i0 = int(tf_rest);", "    const int tf_t = int(tf_g);"]
+
+
+def _grid_indices(lang: ShaderLang, dims: list) -> list:
+    last, row = len(dims) - 1, len(dims) - 2
+    head = [f"    const int i{last} = int(gl_GlobalInvocationID.x);",
+            f"    const int i{row} = int(gl_GlobalInvocationID.y);",
+            f"    if (i{last} >= {dims[last]} || i{row} >= {dims[row]}) return;"]
+    if row:
+        head.append("    uint tf_rest = gl_WorkGroupID.z;")
+    for k in range(row - 1, 0, -1):  # the leading axes share z: one division per axis, per thread
+        head.append(f"    const int i{k} = int(tf_rest % uint({dims[k]}));")
+        head.append(f"    tf_rest = tf_rest / uint({dims[k]});")
+    if row:
+        head.append("    const int i0 = int(tf_rest);")
+    flat = f"(int(gl_WorkGroupID.z) * {dims[row]} + i{row}) * {dims[last]} + i{last}"
+    return head + [f"    const int tf_t = {flat};"]
 
 
 def describe(kernel: Node, slots: list, names: dict) -> list:

@@ -1,0 +1,191 @@
+"""OpenGL rows of the workloads: tensorfrost on ``tf.opengl``, hand-written GLSL compute
+shaders, and taichi's ``ti.opengl``, all on the same driver (Mesa llvmpipe here, headless).
+
+The hand-written shaders run on tensorfrost's own EGL context (the same context setup),
+keep their data in storage buffers, and are timed at the best of a few local sizes tried
+during setup. Taichi's GL backend makes its own context current, so its rows switch to it
+and back around each call; whether it can start headless at all is probed in a child
+process (on some drivers ``ti.init(arch=ti.opengl)`` crashes the process).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from .harness import NotAvailableError
+
+
+def _gl():
+    os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
+    from OpenGL import GL
+    return GL
+
+
+def context():
+    """Tensorfrost's compute context, current on this thread."""
+    from tensorfrost.backend_gl import context as tf_context
+    try:
+        tf_context.ensure_context()
+    except Exception as e:  # noqa: BLE001 - no GL here is a missing peer, not a failure
+        raise NotAvailableError(f"no OpenGL 4.3 context: {e}") from None
+    return _gl()
+
+
+def buffer(data: np.ndarray | int) -> int:
+    """A storage buffer holding ``data`` (or ``data`` bytes, undefined)."""
+    gl = _gl()
+    nbytes = data if isinstance(data, int) else data.nbytes
+    pointer = None if isinstance(data, int) else np.ascontiguousarray(data).ctypes.data_as(ctypes.c_void_p)
+    buf = int(gl.glGenBuffers(1))
+    gl.glBindBuffer(gl.GL_SHADER_STORAGE_BUFFER, buf)
+    gl.glBufferData(gl.GL_SHADER_STORAGE_BUFFER, nbytes, pointer, gl.GL_DYNAMIC_DRAW)
+    return buf
+
+
+def read(buf: int, shape, dtype=np.float32) -> np.ndarray:
+    gl = _gl()
+    out = np.empty(shape, dtype)
+    gl.glBindBuffer(gl.GL_SHADER_STORAGE_BUFFER, buf)
+    gl.glGetBufferSubData(gl.GL_SHADER_STORAGE_BUFFER, 0, out.nbytes, out.ctypes.data_as(ctypes.c_void_p))
+    return out
+
+
+def program(source: str) -> int:
+    from tensorfrost.backend_gl.programs import compile_program
+    return compile_program(source, "hand-written").id
+
+
+def dispatch(prog: int, buffers, groups, uniforms=()) -> None:
+    """One dispatch of ``prog`` with ``buffers`` at bindings 0, 1, ..., int uniforms at
+    locations 0, 1, ..., followed by the barrier every tensorfrost dispatch has."""
+    gl = _gl()
+    gl.glUseProgram(prog)
+    for k, value in enumerate(uniforms):
+        gl.glUniform1i(k, int(value))
+    for k, buf in enumerate(buffers):
+        gl.glBindBufferBase(gl.GL_SHADER_STORAGE_BUFFER, k, buf)
+    gl.glDispatchCompute(*groups)
+    gl.glMemoryBarrier(gl.GL_SHADER_STORAGE_BARRIER_BIT | gl.GL_BUFFER_UPDATE_BARRIER_BIT)
+
+
+def finish() -> None:
+    _gl().glFinish()
+
+
+def best_local_size(make_run, sizes):
+    """The ``run`` of the fastest local size: ``make_run(size)`` builds one; each is timed
+    once after a warm-up call."""
+    best = None
+    for size in sizes:
+        run = make_run(size)
+        run()
+        t = _timed(run)
+        if best is None or t < best[0]:
+            best = (t, run)
+    return best[1]
+
+
+def _timed(run) -> float:
+    t0 = time.perf_counter()
+    run()
+    return time.perf_counter() - t0
+
+
+def groups_1d(threads: int, local: int) -> tuple[int, int, int]:
+    """Groups for ``threads`` along x, folded into rows when over the 65,535 limit."""
+    groups = -(-threads // local)
+    rows = -(-groups // 65535)
+    return -(-groups // rows), rows, 1
+
+
+# -- tensorfrost on tf.opengl -------------------------------------------------------------------
+
+def tensorfrost_gl(setup):
+    """Wrap a tensorfrost impl ``setup(inputs, params) -> (run, fetch)`` to build and run on
+    ``tf.opengl``; the cpu stays selected for the impls set up after it."""
+    @functools.wraps(setup)
+    def impl(inp, p):
+        import tensorfrost as tf
+        context()
+        tf.initialize(tf.opengl)
+        try:
+            run, fetch = setup(inp, p)
+            run()  # the first call compiles while opengl is selected
+        finally:
+            tf.initialize(tf.cpu)
+
+        def finished():
+            out = run()
+            finish()  # as the hand-written rows do (llvmpipe dispatches synchronously anyway)
+            return out
+        return finished, fetch
+    return impl
+
+
+# -- taichi on ti.opengl ------------------------------------------------------------------------
+
+_PROBE = "import taichi as ti; ti.init(arch=ti.opengl, log_level=ti.ERROR); import sys; sys.exit(0)"
+
+
+@functools.cache
+def taichi_gl_problem() -> str | None:
+    """Why taichi's GL backend cannot start headless here, or None."""
+    env = dict(os.environ, EGL_PLATFORM=os.environ.get("EGL_PLATFORM", "surfaceless"), TI_LOG_LEVEL="error")
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return "ti.init(arch=ti.opengl) did not finish in 120 s"
+    if done.returncode != 0:
+        return f"ti.init(arch=ti.opengl) failed headless (exit status {done.returncode})"
+    return None
+
+
+class _EglCurrent:
+    """The EGL context current on this thread, to restore later."""
+
+    def __init__(self):
+        from OpenGL import EGL
+        self.egl = EGL
+        self.state = (EGL.eglGetCurrentDisplay(), EGL.eglGetCurrentSurface(EGL.EGL_DRAW),
+                      EGL.eglGetCurrentSurface(EGL.EGL_READ), EGL.eglGetCurrentContext())
+
+    def make_current(self) -> None:
+        if self.state[0]:
+            self.egl.eglMakeCurrent(*self.state)
+
+
+def taichi_gl(setup):
+    """Wrap a taichi impl to run on ``ti.opengl``, switching contexts around each call so that
+    the tensorfrost and hand-written GL rows keep theirs."""
+    @functools.wraps(setup)
+    def impl(inp, p):
+        problem = taichi_gl_problem()
+        if problem:
+            raise NotAvailableError(problem)
+        import taichi as ti
+        os.environ.setdefault("EGL_PLATFORM", "surfaceless")  # taichi's EGL default display, headless
+        ours = _EglCurrent()
+        ti.init(arch=ti.opengl, default_fp=ti.f32, log_level=ti.WARN)
+        theirs = _EglCurrent()
+        try:
+            run, fetch = setup(inp, p)
+        finally:
+            ours.make_current()
+
+        def switched(body):
+            def call(*args):
+                theirs.make_current()
+                try:
+                    return body(*args)
+                finally:
+                    ours.make_current()
+            return call
+        return switched(run), switched(fetch)
+    return impl
