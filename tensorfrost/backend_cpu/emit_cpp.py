@@ -83,6 +83,27 @@ def _inner_offsets(kernel: Node) -> set[int]:
     return found
 
 
+def _tasks(kernel: Node, dims: list, tiles, outer: list, chunk: int, call: str) -> tuple[list, list]:
+    """The kernel's rows as tasks numbered from 0: the count along each outer loop, and
+    the lines that run task ``tf_task`` (its loop variables from its number, last fastest);
+    ``call`` opens the call of the row function."""
+    if kernel.rank == 1:
+        return [f"(({dims[0]}) + {chunk - 1}) / {chunk}"], [
+            f"const int32_t tf_first = (int32_t)(tf_task * {chunk});",
+            f"{call}, tf_first, tf_first + tf_min_index({dims[0]} - tf_first, {chunk}));"]
+    steps = {"tf_lane0": (tiles.lanes, dims[-1]), "tf_block0": (tiling.ROW_BLOCK, dims[-2])} if tiles else {}
+    counts, task, rest = [], [], "tf_task"
+    for k, variable in enumerate(outer):
+        step, bound = steps.get(variable, (1, dims[k]))
+        counts.append(f"(({bound}) + {step - 1}) / {step}" if step > 1 else f"({bound})")
+    for k in reversed(range(len(outer))):
+        index = rest if k == 0 else f"{rest} % tf_count{k}"
+        step = steps.get(outer[k], (1, None))[0]
+        task.insert(0, f"const int32_t {outer[k]} = (int32_t)({index})" + (f" * {step};" if step > 1 else ";"))
+        rest = f"({rest} / tf_count{k})"
+    return counts, task + [f"{call}, {', '.join(outer)});"]
+
+
 class CppLang(Lang):
     name = "cpp"
     interrupt_check = "if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C"
@@ -178,32 +199,18 @@ class CppProgram:
         has_loops = any(n.op is LOOP for n in walk(kernel.body))
         threshold = PARALLEL_THRESHOLD_LOOPS if has_loops else PARALLEL_THRESHOLD
         total = " * ".join(f"(long long)({d})" for d in dims)
-        if rank == 1:
-            chunk = ROW_CHUNK_LOOPS if has_loops else ROW_CHUNK
-            chunks = f"({dims[0]} + {chunk - 1}) / {chunk}"
-            loops = [f"for (int32_t tf_chunk = 0; tf_chunk < {chunks}; tf_chunk++)",
-                     f"    {name}_rows({', '.join(args)}, tf_chunk * {chunk}, "
-                     f"tf_min_index({dims[0]}, (tf_chunk + 1) * {chunk}));"]
-            pragma = "#pragma omp parallel for schedule(static)"
-        else:
-            loops = []
-            for k, variable in enumerate(outer):
-                if variable == "tf_lane0":
-                    step, bound = tiles.lanes, dims[-1]
-                elif variable == "tf_block0":
-                    step, bound = tiling.ROW_BLOCK, dims[-2]
-                else:
-                    step, bound = 1, dims[k]
-                loops.append("    " * k + f"for (int32_t {variable} = 0; {variable} < {bound}; {variable} += {step})")
-            loops.append("    " * len(outer) + f"{name}_rows({', '.join(args + outer)});")
-            collapse = f" collapse({len(outer)})" if len(outer) > 1 else ""
-            # Masked tiles leave their loops early, so rows cost different times.
-            schedule = "dynamic" if tiles is not None and tiles.masked else "static"
-            pragma = f"#pragma omp parallel for schedule({schedule})" + collapse
-        # Small grids run on the calling thread: even an idle parallel region costs ~0.3 us.
-        lines = [f"void {name}({', '.join(params)}) {{", f"    if ({total} >= {threshold}) {{",
-                 "        " + pragma, *["        " + line for line in loops], "    } else {",
-                 *["        " + line for line in loops], "    }"]
+        counts, task = _tasks(kernel, dims, tiles, outer, ROW_CHUNK_LOOPS if has_loops else ROW_CHUNK,
+                              f"{name}_rows({', '.join(args)}")
+        # Tasks in pieces that threads claim (tf_parallel): no thread waits for one that a busy
+        # process keeps off its core. Small grids run on the calling thread.
+        lines = [f"void {name}({', '.join(params)}) {{",
+                 *[f"    const long long tf_count{k} = {count};" for k, count in enumerate(counts)],
+                 "    auto tf_tasks = [&](long long tf_begin, long long tf_end) {",
+                 "        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {",
+                 *["            " + line for line in task], "        }", "    };",
+                 f"    const long long tf_count = {' * '.join(f'tf_count{k}' for k in range(len(counts)))};",
+                 f"    if ({total} >= {threshold}) tf_parallel(tf_count, tf_tasks);",
+                 "    else tf_tasks(0, tf_count);"]
         lines.append("}")
         return "\n".join(rows + lines)
 
