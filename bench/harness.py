@@ -215,14 +215,13 @@ def run_workload(workload: Workload, quick: bool, impls: list[str] | None = None
     # and would slow whichever library ran next, so each library peer is timed alone.
     own = {name: run for name, run in runs.items() if not peers.is_library_peer(name)}
     stream_gbs = _stream_beside(workload, quick)
-    with load.competing() as competition:
+    with load.competing() as busy:
         times, errors = measure_in_rounds(own, quick)
         for name in runs.keys() - own.keys():
             alone_times, alone_errors = measure_in_rounds({name: runs[name]}, quick)
             times.update(alone_times)
             errors.update(alone_errors)
-        if competition:
-            competition += f", load average {os.getloadavg()[0]:.1f}"
+        competition = f"{len(busy)} busy processes, load average {os.getloadavg()[0]:.1f}" if busy else ""
     for result in results:
         if result.impl in errors:
             _record_failure(result, errors[result.impl])

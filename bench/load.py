@@ -45,14 +45,13 @@ def _child_setup() -> None:
 
 @contextlib.contextmanager
 def competing():
-    """While the block runs, ``busy_count()`` processes spin; yields a label for the rows
-    (empty without load)."""
+    """While the block runs, ``busy_count()`` processes spin; yields them (none without load)."""
     processes: list[subprocess.Popen] = []
     try:
         for _ in range(_busy):
             processes.append(subprocess.Popen([sys.executable, "-c", SPIN], stdin=subprocess.DEVNULL,
                                               preexec_fn=_child_setup))
-        yield f"{_busy} busy processes" if _busy else ""
+        yield processes
     finally:
         for process in processes:
             process.kill()
