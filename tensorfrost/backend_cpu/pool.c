@@ -233,6 +233,9 @@ void tf_pool_set_threads(int threads) {
 
 static void start_workers(void) {
     started = 1;  /* a worker that cannot start leaves its share to the others */
+    sigset_t all, old;  /* workers inherit a mask that blocks signals: they go to Python's threads */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     for (int k = 1; k < thread_count; k++) {
         pthread_t thread;
         pthread_attr_t attr;
@@ -241,6 +244,7 @@ static void start_workers(void) {
         pthread_create(&thread, &attr, worker, NULL);
         pthread_attr_destroy(&attr);
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* fn(context, begin, end) over [0, count) in pieces, on the workers and the caller. */
