@@ -1,8 +1,9 @@
 """C++ for a compiled program: its kernels and host function, as one translation unit or,
 for a large program, as several that g++ compiles in parallel (``units``).
 
-Each kernel is a function over its grid: OpenMP splits the outer axes across threads and
-the innermost axis is a plain loop the compiler vectorizes. The host function
+Each kernel is a function over its grid: its outer axes are numbered as tasks that the
+process's worker threads claim in pieces (``tf_parallel``, pool.c), and the innermost axis
+is a plain loop the compiler vectorizes. The host function
 ``tf_main`` checks the inputs, allocates buffers (freed by RAII, so an error frees them
 too), dispatches kernels in host loops and ifs, and hands the outputs to the caller.
 """
@@ -162,7 +163,7 @@ class CppProgram:
         """A kernel as two functions: ``<name>_rows`` runs the last grid axis (for one
         point of the outer axes, or a chunk of a 1-D grid) and takes its buffers as restrict
         parameters, which GCC needs to vectorize it (inside OpenMP's outlined function it
-        loses them); ``<name>`` spreads the rows over threads."""
+        loses them); ``<name>`` spreads the rows over the threads."""
         attrs = kernel.attrs
         params, args = [], []
         for buffer in attrs["buffers"]:

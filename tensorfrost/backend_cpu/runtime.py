@@ -20,9 +20,10 @@ from ..runtime import TensorMemory
 from .compiler import CompilerSetupError, build_library, unit_count
 from .emit_cpp import CppProgram
 
-# OpenMP worker threads spin for a while before sleeping between kernels. GCC's default
-# (300,000 spins, ~0.3 ms) makes them fight the working threads whenever other processes
-# share the cores; ~20 us still catches back-to-back kernels. A user's setting wins.
+# Kernels run on pool.c's threads; OpenMP's remain for code without them (codegen mode's
+# kernels) and they spin for a while before sleeping. GCC's default (300,000 spins, ~0.3 ms)
+# makes them fight the working threads whenever other processes share the cores; ~20 us
+# still catches back-to-back regions. A user's setting wins.
 os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
 ffi = FFI()
