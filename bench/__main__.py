@@ -3,6 +3,7 @@
     python -m bench                      # full sizes, every installed peer (several minutes)
     python -m bench --quick              # CI sizes (under 2 minutes)
     python -m bench --only W1,W3 --impls tensorfrost,c,numpy
+    python -m bench --only W6 --under-load   # timed beside one busy process per core
 
 Writes ``bench/out/results.json``, ``results.png`` and ``results.md`` (``--out`` to change).
 The exit status is 1 when any result disagrees with numpy or a tensorfrost row fails.
@@ -35,6 +36,8 @@ def parse(argv=None) -> argparse.Namespace:
                     help="directory for results.json / .png / .md")
     ap.add_argument("--no-stream", action="store_true", help="skip the STREAM triad")
     ap.add_argument("--stream-mb", type=int, default=None, help="STREAM array size in MB (default 256, quick 64)")
+    ap.add_argument("--under-load", action="store_true",
+                    help="time every row while one busy process per core competes (rows say so)")
     ap.add_argument("--list", action="store_true", help="list the workloads and implementations, then exit")
     where = ap.add_mutually_exclusive_group()
     where.add_argument("--in-process", dest="isolated", action="store_false", default=None,
@@ -50,11 +53,12 @@ def main(argv=None) -> int:
     from . import peers
     peers.configure_threads(args.threads)  # before numpy, jax, torch... are imported
 
-    from . import cbuild, report
+    from . import cbuild, load, report
     from .harness import annotate, run_workload, run_workload_in_child, write_rows
     from .workloads import all_workloads
 
     workloads = all_workloads()
+    load.configure((os.cpu_count() or 1) if args.under_load else 0)
     if args.list:
         for wid, w in workloads.items():
             names = ", ".join(n + ("" if peers.available(n) else " (not installed)") for n in w.impls)
@@ -75,8 +79,10 @@ def main(argv=None) -> int:
         return 0
 
     meta = report.machine()
-    meta.update({"quick": args.quick, "impls": impls})
+    meta.update({"quick": args.quick, "impls": impls, "under_load": args.under_load})
     print(f"bench: {meta['cpu']}, {meta['cores']} cores, {meta['threads']} threads, commit {meta['commit']}")
+    if args.under_load:
+        print(f"under load: {load.busy_count()} busy processes compete while each workload is timed")
     print(f"peers installed: {', '.join(n for n in peers.IMPLS if peers.available(n))}")
     start = time.perf_counter()
     stream_gbs = None

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import peers
+from . import load, peers
 
 
 class NotAvailableError(Exception):
@@ -99,6 +99,7 @@ class Result:
     stream_gbs: float | None = None  # the STREAM rate measured beside this row
     vs_best_library: float | None = None
     vs_c: float | None = None
+    load: str = ""  # what competed for the machine while this row was timed (--under-load)
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "detail" or v}
@@ -214,17 +215,20 @@ def run_workload(workload: Workload, quick: bool, impls: list[str] | None = None
     # and would slow whichever library ran next, so each library peer is timed alone.
     own = {name: run for name, run in runs.items() if not peers.is_library_peer(name)}
     stream_gbs = _stream_beside(workload, quick)
-    times, errors = measure_in_rounds(own, quick)
-    for name in runs.keys() - own.keys():
-        alone_times, alone_errors = measure_in_rounds({name: runs[name]}, quick)
-        times.update(alone_times)
-        errors.update(alone_errors)
+    with load.competing() as busy:
+        times, errors = measure_in_rounds(own, quick)
+        for name in runs.keys() - own.keys():
+            alone_times, alone_errors = measure_in_rounds({name: runs[name]}, quick)
+            times.update(alone_times)
+            errors.update(alone_errors)
+        competition = f"{len(busy)} busy processes, load average {os.getloadavg()[0]:.1f}" if busy else ""
     for result in results:
         if result.impl in errors:
             _record_failure(result, errors[result.impl])
         elif result.impl in runs:
             _set_metric(workload, result, times[result.impl])
             result.stream_gbs = stream_gbs
+            result.load = competition
         log(f"  {workload.id} {result.impl:<22} {describe(result)}")
     return results
 
@@ -258,7 +262,8 @@ def run_workload_in_child(workload: Workload, quick: bool, impls: list[str], thr
     fd, path = tempfile.mkstemp(prefix=f"bench-{workload.id}-", suffix=".json")
     os.close(fd)
     command = [sys.executable, "-m", "bench", "--only", workload.id, "--impls", ",".join(impls),
-               "--threads", str(threads), "--no-stream", "--worker-json", path] + (["--quick"] if quick else [])
+               "--threads", str(threads), "--no-stream", "--worker-json", path] + (["--quick"] if quick else []) \
+        + (["--under-load"] if load.busy_count() else [])
     try:
         sys.stdout.flush()
         code = subprocess.call(command, cwd=root, env=env)
@@ -284,6 +289,7 @@ def describe(result: Result) -> str:
     text = f"{result.median_s * 1e3:9.3f} ms  {result.metric:9.4g} {result.unit}"
     if result.error is not None:
         text += f"  err {result.error:.2g}"
+    text += f"  [under load: {result.load}]" if result.load else ""
     return text + ("  WRONG" if result.status == "wrong" else "")
 
 

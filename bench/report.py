@@ -29,7 +29,8 @@ def rows(results: list[Result]) -> list[list[str]]:
             check = f"WRONG ({r.error:.2g})"
         else:
             check = "ok" if r.error is None else f"ok ({r.error:.1g})"
-        out.append([r.workload, r.impl, _fmt(r.median_s and r.median_s * 1e3, ".3f"), _fmt(r.metric, ".4g"),
+        impl = r.impl + (" [under load]" if r.load else "")
+        out.append([r.workload, impl, _fmt(r.median_s and r.median_s * 1e3, ".3f"), _fmt(r.metric, ".4g"),
                     r.unit, _fmt(r.vs_best_library, ".2f"), _fmt(r.vs_c, ".2f"),
                     _fmt(r.bandwidth_fraction, ".2f"), check[:70]])
     return out
@@ -143,6 +144,8 @@ def write_json(path: str, meta: dict, results: list[Result], targets: list[dict]
 def write_markdown(path: str, meta: dict, results: list[Result], targets: list[dict]) -> None:
     lines = [f"Run of {meta['date']} on {meta['cpu']} ({meta['cores']} cores, {meta['memory_gib']} GiB), "
              f"{meta['threads']} threads, commit {meta['commit']}.", ""]
+    if meta.get("under_load"):
+        lines += ["Under load: rows marked [under load] were timed beside one busy process per core.", ""]
     if meta.get("stream"):
         s = meta["stream"]
         lines.append(f"STREAM triad ({s['array_mb']} MB arrays): best {s['best_gbs']:.1f} GB/s, "

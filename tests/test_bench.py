@@ -101,3 +101,19 @@ def test_whatif_hook_edits_programs_and_builds_the_pool_unchanged():
             assert os.path.exists(runtime.build_library(f.read(), "tf_pool", language="c"))
     assert changed == [True]
     np.testing.assert_array_equal(prog(np.arange(4, dtype=np.float32)).numpy, np.arange(4) + 3.0)
+
+
+def test_under_load_the_busy_processes_run_only_while_timing():
+    """``--under-load``: one busy process per requested core while the block runs, all
+    killed afterwards, also when the block raises."""
+    from bench import load
+    load.configure(2)
+    try:
+        with pytest.raises(RuntimeError), load.competing() as busy:
+            assert len(busy) == 2 and all(p.poll() is None for p in busy)
+            raise RuntimeError("a failing workload")
+    finally:
+        load.configure(0)
+    assert all(p.poll() is not None for p in busy)
+    with load.competing() as none:
+        assert none == []

@@ -1,8 +1,9 @@
 """C++ for a compiled program: its kernels and host function, as one translation unit or,
 for a large program, as several that g++ compiles in parallel (``units``).
 
-Each kernel is a function over its grid: OpenMP splits the outer axes across threads and
-the innermost axis is a plain loop the compiler vectorizes. The host function
+Each kernel is a function over its grid: its outer axes are numbered as tasks that the
+process's worker threads claim in pieces (``tf_parallel``, pool.c), and the innermost axis
+is a plain loop the compiler vectorizes. The host function
 ``tf_main`` checks the inputs, allocates buffers (freed by RAII, so an error frees them
 too), dispatches kernels in host loops and ifs, and hands the outputs to the caller.
 """
@@ -91,19 +92,40 @@ def _reads_transposed(kernel: Node) -> bool:
                and shapes_equal(n.args[-1].shape, kernel.shape) for n in walk(kernel.body))
 
 
-def _column_blocks(name: str, args: list, dims: list) -> list[str]:
-    """A transposing kernel's loops: blocks of COLUMN_BLOCK columns by ROW_BLOCK rows, each
-    run column block down its rows, so the lines (and pages) of the rows it reads across are
-    reused while in cache, instead of one line per element and row (a 2048^2 transposed copy
-    took a TLB miss per element: 73 -> 23 ms under load)."""
-    chunks = f"({dims[1]} + {COLUMN_BLOCK - 1}) / {COLUMN_BLOCK}"
-    blocks = f"({dims[0]} + {tiling.ROW_BLOCK - 1}) / {tiling.ROW_BLOCK}"
-    return [f"for (int32_t tf_chunk = 0; tf_chunk < {chunks}; tf_chunk++)",
-            f"    for (int32_t tf_block = 0; tf_block < {blocks}; tf_block++)",
-            f"        for (int32_t i0 = tf_block * {tiling.ROW_BLOCK}; "
-            f"i0 < tf_min_index({dims[0]}, (tf_block + 1) * {tiling.ROW_BLOCK}); i0++)",
-            f"            {name}_rows({', '.join(args)}, i0, tf_chunk * {COLUMN_BLOCK}, "
-            f"tf_min_index({dims[1]}, (tf_chunk + 1) * {COLUMN_BLOCK}));"]
+def _column_blocks(dims: list, call: str) -> tuple[list, list]:
+    """A transposing kernel's tasks: blocks of COLUMN_BLOCK columns by ROW_BLOCK rows, each
+    run down its rows, so the lines (and pages) of the rows it reads across are reused while
+    in cache, instead of one line per element and row (a 2048^2 transposed copy took a TLB
+    miss per element: 73 -> 23 ms under load)."""
+    counts = [f"(({dims[1]}) + {COLUMN_BLOCK - 1}) / {COLUMN_BLOCK}",
+              f"(({dims[0]}) + {tiling.ROW_BLOCK - 1}) / {tiling.ROW_BLOCK}"]
+    return counts, ["const int32_t tf_chunk = (int32_t)(tf_task / tf_count1);",
+                    "const int32_t tf_block = (int32_t)(tf_task % tf_count1);",
+                    f"for (int32_t i0 = tf_block * {tiling.ROW_BLOCK}; "
+                    f"i0 < tf_min_index({dims[0]}, (tf_block + 1) * {tiling.ROW_BLOCK}); i0++)",
+                    f"    {call}, i0, tf_chunk * {COLUMN_BLOCK}, "
+                    f"tf_min_index({dims[1]}, (tf_chunk + 1) * {COLUMN_BLOCK}));"]
+
+
+def _tasks(kernel: Node, dims: list, tiles, outer: list, chunk: int, call: str) -> tuple[list, list]:
+    """The kernel's rows as tasks numbered from 0: the count along each outer loop, and
+    the lines that run task ``tf_task`` (its loop variables from its number, last fastest);
+    ``call`` opens the call of the row function."""
+    if kernel.rank == 1:
+        return [f"(({dims[0]}) + {chunk - 1}) / {chunk}"], [
+            f"const int32_t tf_first = (int32_t)(tf_task * {chunk});",
+            f"{call}, tf_first, tf_first + tf_min_index({dims[0]} - tf_first, {chunk}));"]
+    steps = {"tf_lane0": (tiles.lanes, dims[-1]), "tf_block0": (tiling.ROW_BLOCK, dims[-2])} if tiles else {}
+    counts, task, rest = [], [], "tf_task"
+    for k, variable in enumerate(outer):
+        step, bound = steps.get(variable, (1, dims[k]))
+        counts.append(f"(({bound}) + {step - 1}) / {step}" if step > 1 else f"({bound})")
+    for k in reversed(range(len(outer))):
+        index = rest if k == 0 else f"{rest} % tf_count{k}"
+        step = steps.get(outer[k], (1, None))[0]
+        task.insert(0, f"const int32_t {outer[k]} = (int32_t)({index})" + (f" * {step};" if step > 1 else ";"))
+        rest = f"({rest} / tf_count{k})"
+    return counts, task + [f"{call}, {', '.join(outer)});"]
 
 
 class CppLang(Lang):
@@ -167,7 +189,7 @@ class CppProgram:
         """A kernel as two functions: ``<name>_rows`` runs the last grid axis (for one
         point of the outer axes, or a chunk of a 1-D grid) and takes its buffers as restrict
         parameters, which GCC needs to vectorize it (inside OpenMP's outlined function it
-        loses them); ``<name>`` spreads the rows over threads."""
+        loses them); ``<name>`` spreads the rows over the threads."""
         attrs = kernel.attrs
         params, args = [], []
         for buffer in attrs["buffers"]:
@@ -207,37 +229,21 @@ class CppProgram:
         has_loops = any(n.op is LOOP for n in walk(kernel.body))
         threshold = PARALLEL_THRESHOLD_LOOPS if has_loops else PARALLEL_THRESHOLD
         total = " * ".join(f"(long long)({d})" for d in dims)
-        if rank == 1:
-            chunk = ROW_CHUNK_LOOPS if has_loops else ROW_CHUNK
-            chunks = f"({dims[0]} + {chunk - 1}) / {chunk}"
-            loops = [f"for (int32_t tf_chunk = 0; tf_chunk < {chunks}; tf_chunk++)",
-                     f"    {name}_rows({', '.join(args)}, tf_chunk * {chunk}, "
-                     f"tf_min_index({dims[0]}, (tf_chunk + 1) * {chunk}));"]
-            pragma = "#pragma omp parallel for schedule(static)"
-        elif columns:
-            loops, pragma = _column_blocks(name, args, dims), "#pragma omp parallel for schedule(static) collapse(2)"
-        else:
-            loops = []
-            for k, variable in enumerate(outer):
-                if variable == "tf_lane0":
-                    step, bound = tiles.lanes, dims[-1]
-                elif variable == "tf_block0":
-                    step, bound = tiling.ROW_BLOCK, dims[-2]
-                else:
-                    step, bound = 1, dims[k]
-                loops.append("    " * k + f"for (int32_t {variable} = 0; {variable} < {bound}; {variable} += {step})")
-            loops.append("    " * len(outer) + f"{name}_rows({', '.join(args + outer)});")
-            collapse = f" collapse({len(outer)})" if len(outer) > 1 else ""
-            # Masked tiles leave their loops early, so rows cost different times.
-            schedule = "dynamic" if tiles is not None and tiles.masked else "static"
-            pragma = f"#pragma omp parallel for schedule({schedule})" + collapse
+        call = f"{name}_rows({', '.join(args)}"
+        counts, task = _column_blocks(dims, call) if columns else _tasks(
+            kernel, dims, tiles, outer, ROW_CHUNK_LOOPS if has_loops else ROW_CHUNK, call)
         plan = gemm.plan(kernel)
         fast = [] if plan is None else self._gemm_path(kernel, plan, params, args, dims, rows)
-        # Small grids run on the calling thread: even an idle parallel region costs ~0.3 us.
+        # Tasks in pieces that threads claim (tf_parallel): no thread waits for one that a busy
+        # process keeps off its core. Small grids run on the calling thread.
         lines = [f"void {name}({', '.join(params)}) {{", *["    " + line for line in fast],
-                 f"    if ({total} >= {threshold}) {{",
-                 "        " + pragma, *["        " + line for line in loops], "    } else {",
-                 *["        " + line for line in loops], "    }"]
+                 *[f"    const long long tf_count{k} = {count};" for k, count in enumerate(counts)],
+                 "    auto tf_tasks = [&](long long tf_begin, long long tf_end) {",
+                 "        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {",
+                 *["            " + line for line in task], "        }", "    };",
+                 f"    const long long tf_count = {' * '.join(f'tf_count{k}' for k in range(len(counts)))};",
+                 f"    if ({total} >= {threshold}) tf_parallel(tf_count, tf_tasks);",
+                 "    else tf_tasks(0, tf_count);"]
         lines.append("}")
         return "\n".join(rows + lines)
 

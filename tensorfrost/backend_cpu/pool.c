@@ -6,12 +6,15 @@
  * carries its size in a 64-byte header, so releasing needs only the pointer. Plain C, so
  * that building it costs little on a first run. */
 #define _GNU_SOURCE
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define HEADER 64            /* keeps the data 64-byte aligned */
 #define CACHE_LIMIT (1LL << 30) /* keep at most 1 GiB of freed buffers */
@@ -194,4 +197,148 @@ void tf_pool_drop(void* data) {
     if (!data) return;
     ((struct block*)((char*)data - HEADER))->held = 0;
     tf_pool_release(data);
+}
+
+/* The worker threads that run kernels' rows (tf_pool_parallel), shared by every program.
+ *
+ * An OpenMP parallel region ends when every thread of the team has arrived, so each of a
+ * program's kernels waited for a worker that a busy process kept off its core (a training
+ * step of 31 kernels ran 3-4x slower than on one thread under load). Here a kernel's rows
+ * come in pieces that threads claim, and the caller waits only for pieces a worker has
+ * claimed: a worker that wakes late finds nothing left and goes back to waiting. Workers
+ * spin briefly between kernels, then sleep on a futex. One kernel at a time: a second
+ * caller (another Python thread) runs its rows itself. */
+typedef void (*tf_task_fn)(void* context, long long begin, long long end);
+
+#define SPIN_NS 50000LL      /* spin this long for the next kernel or the last piece, then sleep */
+#define PIECES_PER_THREAD 8  /* pieces claimed one at a time: enough to even out a slow thread */
+#define MAX_THREADS 256
+
+#if defined(__x86_64__) || defined(__i386__)
+#define PAUSE() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define PAUSE() __asm__ volatile("yield")
+#else
+#define PAUSE() ((void)0)
+#endif
+
+static struct {
+    /* kernel number << 32 | pieces left to claim: a claim (compare-and-swap) of an old
+     * kernel's word can never succeed on a later kernel's */
+    unsigned long long claim;
+    int generation;  /* kernel number, for the workers to sleep on */
+    int done;        /* pieces finished; the caller may sleep on it */
+    int pieces, sleepers, caller_sleeps;
+    long long count, step;
+    tf_task_fn fn;
+    void* context;
+} job;
+static pthread_mutex_t job_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int thread_count = 1, started = 0;
+
+static void futex(int* word, int op, int value) {
+    syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, value, NULL, NULL, 0);
+}
+
+static long long now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Spin until *word differs from value, for up to SPIN_NS; returns whether it did. */
+static int spin_while(int* word, int value) {
+    long long deadline = 0;
+    for (int k = 1;; k++) {
+        if (__atomic_load_n(word, __ATOMIC_SEQ_CST) != value) return 1;
+        PAUSE();
+        if (k % 64 == 0) {
+            long long t = now_ns();
+            if (!deadline) deadline = t + SPIN_NS;
+            else if (t > deadline) return 0;
+        }
+    }
+}
+
+/* Claim and run pieces of the current kernel while any are left. A piece claimed keeps
+ * the kernel unfinished, so its fields cannot change under it. */
+static void run_pieces(void) {
+    unsigned long long word = __atomic_load_n(&job.claim, __ATOMIC_SEQ_CST);
+    while (word & 0xffffffffULL) {
+        if (!__atomic_compare_exchange_n(&job.claim, &word, word - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+            continue;  /* word now holds the current value */
+        long long begin = (job.pieces - (long long)(word & 0xffffffffULL)) * job.step, end = begin + job.step;
+        job.fn(job.context, begin, end < job.count ? end : job.count);
+        if (__atomic_add_fetch(&job.done, 1, __ATOMIC_SEQ_CST) == job.pieces &&
+            __atomic_load_n(&job.caller_sleeps, __ATOMIC_SEQ_CST))
+            futex(&job.done, FUTEX_WAKE, 1);
+        word = __atomic_load_n(&job.claim, __ATOMIC_SEQ_CST);
+    }
+}
+
+static void* worker(void* unused) {
+    (void)unused;
+    int seen = __atomic_load_n(&job.generation, __ATOMIC_SEQ_CST);
+    for (;;) {
+        while (!spin_while(&job.generation, seen)) {
+            __atomic_add_fetch(&job.sleepers, 1, __ATOMIC_SEQ_CST);
+            futex(&job.generation, FUTEX_WAIT, seen);  /* returns at once if it moved on */
+            __atomic_sub_fetch(&job.sleepers, 1, __ATOMIC_SEQ_CST);
+        }
+        seen = __atomic_load_n(&job.generation, __ATOMIC_SEQ_CST);
+        run_pieces();
+    }
+    return NULL;
+}
+
+/* Threads to use, the caller included (the runtime passes OMP_NUM_THREADS or the cores). */
+void tf_pool_set_threads(int threads) {
+    pthread_mutex_lock(&job_mutex);
+    if (!started) thread_count = threads < 1 ? 1 : (threads > MAX_THREADS ? MAX_THREADS : threads);
+    pthread_mutex_unlock(&job_mutex);
+}
+
+static void start_workers(void) {
+    started = 1;  /* a worker that cannot start leaves its share to the others */
+    sigset_t all, old;  /* workers inherit a mask that blocks signals: they go to Python's threads */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (int k = 1; k < thread_count; k++) {
+        pthread_t thread;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_create(&thread, &attr, worker, NULL);
+        pthread_attr_destroy(&attr);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* fn(context, begin, end) over [0, count) in pieces, on the workers and the caller. */
+void tf_pool_parallel(long long count, tf_task_fn fn, void* context) {
+    if (count <= 0) return;
+    if (thread_count == 1 || count == 1 || pthread_mutex_trylock(&job_mutex) != 0) {
+        fn(context, 0, count);
+        return;
+    }
+    if (!started) start_workers();
+    long long pieces = (long long)thread_count * PIECES_PER_THREAD;
+    job.step = (count + (pieces < count ? pieces : count) - 1) / (pieces < count ? pieces : count);
+    job.pieces = (int)((count + job.step - 1) / job.step);
+    job.count = count;
+    job.fn = fn;
+    job.context = context;
+    __atomic_store_n(&job.done, 0, __ATOMIC_SEQ_CST);
+    int generation = job.generation + 1;  /* the claim first: a worker woken by the number finds it */
+    __atomic_store_n(&job.claim, ((unsigned long long)(unsigned)generation << 32) | (unsigned)job.pieces, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&job.generation, generation, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&job.sleepers, __ATOMIC_SEQ_CST)) futex(&job.generation, FUTEX_WAKE, thread_count);
+    run_pieces();
+    for (int done; (done = __atomic_load_n(&job.done, __ATOMIC_SEQ_CST)) < job.pieces;) {
+        if (spin_while(&job.done, done)) continue;
+        __atomic_store_n(&job.caller_sleeps, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&job.done, __ATOMIC_SEQ_CST) == done) futex(&job.done, FUTEX_WAIT, done);
+        __atomic_store_n(&job.caller_sleeps, 0, __ATOMIC_SEQ_CST);
+    }
+    pthread_mutex_unlock(&job_mutex);
 }

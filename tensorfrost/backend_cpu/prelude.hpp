@@ -47,14 +47,28 @@ static int tf_fail(const char* format, const long long* values, int count) {
 // Where buffers come from: the caller passes its allocator (a pool that reuses freed
 // buffers); without one, plain aligned_alloc / free.
 // It also carries the flag a Ctrl-C sets (pool.c), checked between kernels.
+// And the process's worker threads (pool.c), which run kernels' rows: tf_parallel.
+typedef void (*tf_task_fn)(void* context, long long begin, long long end);
 struct tf_allocator {
     void* (*alloc)(long long bytes);
     void (*release)(void* data);
     volatile int* interrupted;
+    void (*parallel)(long long count, tf_task_fn fn, void* context);
 };
 inline void* tf_default_alloc(long long bytes) { return aligned_alloc(64, (size_t)bytes); }
 inline void tf_default_release(void* data) { free(data); }
-inline tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release, nullptr};
+inline tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release, nullptr, nullptr};
+
+// body(begin, end) over the tasks [0, count), on the worker threads (OpenMP's without them).
+template <class F> static void tf_parallel(long long count, F body) {
+    if (tf_allocator_in_use.parallel) {
+        tf_allocator_in_use.parallel(count, [](void* f, long long begin, long long end) { (*(F*)f)(begin, end); },
+                                     &body);
+        return;
+    }
+    #pragma omp parallel for schedule(static)
+    for (long long k = 0; k < count; k++) body(k, k + 1);
+}
 
 // Status 2: stopped by Ctrl-C (the caller raises KeyboardInterrupt).
 #define TF_STOP_IF_INTERRUPTED() \

@@ -21,19 +21,24 @@ from ..runtime import Shape, TensorMemory
 from .compiler import CompilerSetupError, build_library, unit_count
 from .emit_cpp import CppProgram
 
-# OpenMP worker threads spin for a while before sleeping between kernels. GCC's default
-# (300,000 spins, ~0.3 ms) makes them fight the working threads whenever other processes
-# share the cores; ~20 us still catches back-to-back kernels. A user's setting wins.
+# Kernels run on pool.c's threads; OpenMP's remain for code without them (codegen mode's
+# kernels) and they spin for a while before sleeping. GCC's default (300,000 spins, ~0.3 ms)
+# makes them fight the working threads whenever other processes share the cores; ~20 us
+# still catches back-to-back regions. A user's setting wins.
 os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
 ffi = FFI()
 ffi.cdef("""
 typedef struct { void* data; int32_t shape[8]; int32_t rank; } tf_arg;
-typedef struct { void* (*alloc)(long long bytes); void (*release)(void* data); int* interrupted; } tf_allocator;
+typedef void (*tf_task_fn)(void* context, long long begin, long long end);
+typedef struct { void* (*alloc)(long long bytes); void (*release)(void* data); int* interrupted;
+                 void (*parallel)(long long count, tf_task_fn fn, void* context); } tf_allocator;
 int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size, const tf_allocator* allocator);
 void* tf_pool_alloc(long long bytes);
 void tf_pool_release(void* data);
 void tf_pool_trim(void);
+void tf_pool_set_threads(int threads);
+void tf_pool_parallel(long long count, tf_task_fn fn, void* context);
 long long tf_pool_cached_bytes(void);
 long long tf_pool_live_bytes(void);
 int* tf_watch_interrupts(void);
@@ -67,6 +72,8 @@ class _Pool:
         self.allocator = ffi.new("tf_allocator*")
         self.allocator.alloc = self.lib.tf_pool_alloc
         self.allocator.release = self.lib.tf_pool_release
+        self.lib.tf_pool_set_threads(_thread_count())
+        self.allocator.parallel = self.lib.tf_pool_parallel
         # Ctrl-C stops a running program only while Python's own handler is the one installed
         # (and from the main thread, where signal handlers are set); otherwise it waits.
         if threading.current_thread() is threading.main_thread() and \
@@ -83,6 +90,15 @@ class _Pool:
         if ptr == ffi.NULL:
             raise MemoryError(f"out of memory allocating {size} bytes")
         return self.own(ptr, count)
+
+
+def _thread_count() -> int:
+    """Threads for kernels: ``OMP_NUM_THREADS`` (its first number) if set, else the cores this
+    process may run on."""
+    setting = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if setting.isdigit() and int(setting) > 0:
+        return int(setting)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def _interrupted() -> None:

@@ -12,13 +12,18 @@ from ..ir.ops import ALLOC, KERNEL, OPS
 
 
 def _free_in(scope: Scope, outputs: set) -> None:
-    new = list(scope.nodes)
-    for alloc in [n for n in scope.nodes if n.op is ALLOC and n not in outputs]:
-        last = max((k for k, n in enumerate(new) if n.uses(alloc)), default=new.index(alloc))
-        free = Node(OPS["free"], None, (), [alloc])
-        free.scope = scope
-        new.insert(last + 1, free)
-    scope.set_nodes(new)
+    last = {}  # value -> index of the last node of the scope that uses it (one walk, not one per buffer)
+    for k, node in enumerate(scope.nodes):
+        for inner in node.subtree():
+            for arg in inner.args:
+                last[arg] = k
+    frees: dict[int, list] = {}  # index -> the frees after that node, the latest buffer's first
+    for k, alloc in enumerate(scope.nodes):
+        if alloc.op is ALLOC and alloc not in outputs:
+            free = Node(OPS["free"], None, (), [alloc])
+            free.scope = scope
+            frees.setdefault(max(last.get(alloc, k), k), []).insert(0, free)
+    scope.set_nodes([n for k, node in enumerate(scope.nodes) for n in (node, *frees.get(k, ()))])
     for node in scope.nodes:
         if node.body is not None and node.op is not KERNEL:
             _free_in(node.body, outputs)

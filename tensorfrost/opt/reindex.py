@@ -54,7 +54,7 @@ class Reindexer:
             return self._emit_at(node, index)
         if budget is None:
             budget = SINGLE_USE_BUDGET if self.use_counts.get(node, 0) <= 1 else SHARED_BUDGET
-        if self.cost(node, self.here(), {}) <= budget:
+        if self.cost(node, self.here(), {}, budget) <= budget:
             return self._emit_at(node, index)
         return self.load(node, index)
 
@@ -93,9 +93,10 @@ class Reindexer:
 
     # -- recomputation -------------------------------------------------------------------------
 
-    def cost(self, node: Node, here: int, memo: dict) -> float:
+    def cost(self, node: Node, here: int, memo: dict, limit: float = INFINITE) -> float:
         """Cost of recomputing ``node`` at position ``here`` (INFINITE if that could give a
-        different value or is not possible)."""
+        different value or is not possible, or would cost more than ``limit``: the walk stops
+        there, so asking about the end of a long chain of producers does not walk it all)."""
         if node in memo:
             return memo[node]
         if node.rank == 0 or node.op is DIM_ID or (node.op is CONST and node not in self.mutable):
@@ -103,22 +104,28 @@ class Reindexer:
         elif is_memory(node, self.mutable):
             result = MEMORY_READ  # a load where the value is used
         elif node.op.kind == "elementwise":
-            result = node.op.cost + sum(self._read_cost(a, node, here, memo) for a in node.args)
+            result = node.op.cost
+            for arg in node.args:
+                result += self._read_cost(arg, node, here, memo, limit)
+                if result > limit:
+                    result = INFINITE
+                    break
         elif node.op is LOAD:
             # Reading memory again is valid if nothing wrote it since; a computed value
             # read by index is stored once and never changes.
             source = node.args[0]
             mem_ok = not is_memory(source, self.mutable) or self.info.unchanged(source, self.position(node), here)
-            result = INFINITE if not mem_ok else node.op.cost + sum(self.cost(i, here, memo) for i in node.args[1:])
+            result = INFINITE if not mem_ok else node.op.cost + sum(self.cost(i, here, memo, limit)
+                                                                    for i in node.args[1:])
         else:
             result = INFINITE
         memo[node] = result
         return result
 
-    def _read_cost(self, arg: Node, reader: Node, here: int, memo: dict) -> float:
+    def _read_cost(self, arg: Node, reader: Node, here: int, memo: dict, limit: float = INFINITE) -> float:
         if arg in self.mutable and not self.info.unchanged(arg, self.position(reader), here):
             return INFINITE
-        return self.cost(arg, here, memo)
+        return self.cost(arg, here, memo, limit)
 
     def _emit_at(self, node: Node, index: list) -> Node:
         if node.rank == 0 or self.is_identity(node, index):

@@ -119,14 +119,16 @@ static __attribute__((noinline)) void mandelbrot_k0_rows(const float* __restrict
     }
 }
 void mandelbrot_k0(const float* __restrict c_re_0, const float* __restrict c_im_1, int32_t* __restrict n_2, const int32_t c_re_shape0_3, const int32_t c_re_shape1_4) {
-    if ((long long)(c_re_shape0_3) * (long long)(c_re_shape1_4) >= 64) {
-        #pragma omp parallel for schedule(dynamic)
-        for (int32_t i0 = 0; i0 < c_re_shape0_3; i0 += 1)
+    const long long tf_count0 = (c_re_shape0_3);
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t i0 = (int32_t)(tf_task);
             mandelbrot_k0_rows(c_re_0, c_im_1, n_2, c_re_shape0_3, c_re_shape1_4, i0);
-    } else {
-        for (int32_t i0 = 0; i0 < c_re_shape0_3; i0 += 1)
-            mandelbrot_k0_rows(c_re_0, c_im_1, n_2, c_re_shape0_3, c_re_shape1_4, i0);
-    }
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(c_re_shape0_3) * (long long)(c_re_shape1_4) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 // ---- host
 extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, tf_arg* out,

@@ -83,16 +83,18 @@ static __attribute__((noinline)) void matmul_k0_rows(const float* __restrict A_0
     }
 }
 void matmul_k0(const float* __restrict A_0, const float* __restrict B_1, float* __restrict C_2, float* __restrict buf_3, const int32_t A_shape0_4, const int32_t B_shape1_5, const int32_t A_shape1_6) {
-    if ((long long)(A_shape0_4) * (long long)(B_shape1_5) >= 64) {
-        #pragma omp parallel for schedule(static) collapse(2)
-        for (int32_t tf_lane0 = 0; tf_lane0 < B_shape1_5; tf_lane0 += 32)
-            for (int32_t tf_block0 = 0; tf_block0 < A_shape0_4; tf_block0 += 64)
-                matmul_k0_rows(A_0, B_1, C_2, buf_3, A_shape0_4, B_shape1_5, A_shape1_6, tf_lane0, tf_block0);
-    } else {
-        for (int32_t tf_lane0 = 0; tf_lane0 < B_shape1_5; tf_lane0 += 32)
-            for (int32_t tf_block0 = 0; tf_block0 < A_shape0_4; tf_block0 += 64)
-                matmul_k0_rows(A_0, B_1, C_2, buf_3, A_shape0_4, B_shape1_5, A_shape1_6, tf_lane0, tf_block0);
-    }
+    const long long tf_count0 = ((B_shape1_5) + 31) / 32;
+    const long long tf_count1 = ((A_shape0_4) + 63) / 64;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_lane0 = (int32_t)((tf_task / tf_count1)) * 32;
+            const int32_t tf_block0 = (int32_t)(tf_task % tf_count1) * 64;
+            matmul_k0_rows(A_0, B_1, C_2, buf_3, A_shape0_4, B_shape1_5, A_shape1_6, tf_lane0, tf_block0);
+        }
+    };
+    const long long tf_count = tf_count0 * tf_count1;
+    if ((long long)(A_shape0_4) * (long long)(B_shape1_5) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 // ---- host
 extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, tf_arg* out,

@@ -98,16 +98,18 @@ void mlp_step_k0(const float* __restrict x_0, const float* __restrict w1_1, floa
             return;
         }
     }
-    if ((long long)(x_shape0_4) * (long long)(32) >= 64) {
-        #pragma omp parallel for schedule(static) collapse(2)
-        for (int32_t tf_lane0 = 0; tf_lane0 < 32; tf_lane0 += 32)
-            for (int32_t tf_block0 = 0; tf_block0 < x_shape0_4; tf_block0 += 64)
-                mlp_step_k0_rows(x_0, w1_1, hidden_2, buf_3, x_shape0_4, tf_lane0, tf_block0);
-    } else {
-        for (int32_t tf_lane0 = 0; tf_lane0 < 32; tf_lane0 += 32)
-            for (int32_t tf_block0 = 0; tf_block0 < x_shape0_4; tf_block0 += 64)
-                mlp_step_k0_rows(x_0, w1_1, hidden_2, buf_3, x_shape0_4, tf_lane0, tf_block0);
-    }
+    const long long tf_count0 = ((32) + 31) / 32;
+    const long long tf_count1 = ((x_shape0_4) + 63) / 64;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_lane0 = (int32_t)((tf_task / tf_count1)) * 32;
+            const int32_t tf_block0 = (int32_t)(tf_task % tf_count1) * 64;
+            mlp_step_k0_rows(x_0, w1_1, hidden_2, buf_3, x_shape0_4, tf_lane0, tf_block0);
+        }
+    };
+    const long long tf_count = tf_count0 * tf_count1;
+    if ((long long)(x_shape0_4) * (long long)(32) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k1_rows(const float* __restrict hidden_2, const float* __restrict w2_12, float* __restrict buf_13, const int32_t x_shape0_4, const int32_t tf_lane0, const int32_t tf_block0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -187,16 +189,18 @@ void mlp_step_k1(const float* __restrict hidden_2, const float* __restrict w2_12
         tf_gemm(x_shape0_4, 4, 32, hidden_2 + 0LL, 1LL * (long long)32, 1LL, w2_12 + 0LL, 1LL * (long long)4, 1LL, buf_13 + (0LL) * x_shape0_4 * 4, 4);
         return;
     }
-    if ((long long)(x_shape0_4) * (long long)(4) >= 64) {
-        #pragma omp parallel for schedule(static) collapse(2)
-        for (int32_t tf_lane0 = 0; tf_lane0 < 4; tf_lane0 += 4)
-            for (int32_t tf_block0 = 0; tf_block0 < x_shape0_4; tf_block0 += 64)
-                mlp_step_k1_rows(hidden_2, w2_12, buf_13, x_shape0_4, tf_lane0, tf_block0);
-    } else {
-        for (int32_t tf_lane0 = 0; tf_lane0 < 4; tf_lane0 += 4)
-            for (int32_t tf_block0 = 0; tf_block0 < x_shape0_4; tf_block0 += 64)
-                mlp_step_k1_rows(hidden_2, w2_12, buf_13, x_shape0_4, tf_lane0, tf_block0);
-    }
+    const long long tf_count0 = ((4) + 3) / 4;
+    const long long tf_count1 = ((x_shape0_4) + 63) / 64;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_lane0 = (int32_t)((tf_task / tf_count1)) * 4;
+            const int32_t tf_block0 = (int32_t)(tf_task % tf_count1) * 64;
+            mlp_step_k1_rows(hidden_2, w2_12, buf_13, x_shape0_4, tf_lane0, tf_block0);
+        }
+    };
+    const long long tf_count = tf_count0 * tf_count1;
+    if ((long long)(x_shape0_4) * (long long)(4) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict loss_21, const int32_t x_shape0_4, const float v_22, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -294,14 +298,16 @@ static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict b
     }
 }
 void mlp_step_k2(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict loss_21, const int32_t x_shape0_4, const float v_22) {
-    if ((long long)(1) >= 64) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
-            mlp_step_k2_rows(buf_13, y_20, loss_21, x_shape0_4, v_22, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
-    } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
-            mlp_step_k2_rows(buf_13, y_20, loss_21, x_shape0_4, v_22, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
-    }
+    const long long tf_count0 = ((1) + 31) / 32;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_first = (int32_t)(tf_task * 32);
+            mlp_step_k2_rows(buf_13, y_20, loss_21, x_shape0_4, v_22, tf_first, tf_first + tf_min_index(1 - tf_first, 32));
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(1) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k3_rows(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict buf_55, const int32_t x_shape0_4, const float v_56, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -318,14 +324,16 @@ static __attribute__((noinline)) void mlp_step_k3_rows(const float* __restrict b
     }
 }
 void mlp_step_k3(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict buf_55, const int32_t x_shape0_4, const float v_56) {
-    if ((long long)(x_shape0_4) * (long long)(4) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < x_shape0_4; i0 += 1)
+    const long long tf_count0 = (x_shape0_4);
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t i0 = (int32_t)(tf_task);
             mlp_step_k3_rows(buf_13, y_20, buf_55, x_shape0_4, v_56, i0);
-    } else {
-        for (int32_t i0 = 0; i0 < x_shape0_4; i0 += 1)
-            mlp_step_k3_rows(buf_13, y_20, buf_55, x_shape0_4, v_56, i0);
-    }
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(x_shape0_4) * (long long)(4) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k4_rows(const float* __restrict w2_12, float* __restrict buf_64, const int32_t i0, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -338,18 +346,19 @@ static __attribute__((noinline)) void mlp_step_k4_rows(const float* __restrict w
     }
 }
 void mlp_step_k4(const float* __restrict w2_12, float* __restrict buf_64) {
-    if ((long long)(4) * (long long)(32) >= 8192) {
-        #pragma omp parallel for schedule(static) collapse(2)
-        for (int32_t tf_chunk = 0; tf_chunk < (32 + 31) / 32; tf_chunk++)
-            for (int32_t tf_block = 0; tf_block < (4 + 63) / 64; tf_block++)
-                for (int32_t i0 = tf_block * 64; i0 < tf_min_index(4, (tf_block + 1) * 64); i0++)
-                    mlp_step_k4_rows(w2_12, buf_64, i0, tf_chunk * 32, tf_min_index(32, (tf_chunk + 1) * 32));
-    } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (32 + 31) / 32; tf_chunk++)
-            for (int32_t tf_block = 0; tf_block < (4 + 63) / 64; tf_block++)
-                for (int32_t i0 = tf_block * 64; i0 < tf_min_index(4, (tf_block + 1) * 64); i0++)
-                    mlp_step_k4_rows(w2_12, buf_64, i0, tf_chunk * 32, tf_min_index(32, (tf_chunk + 1) * 32));
-    }
+    const long long tf_count0 = ((32) + 31) / 32;
+    const long long tf_count1 = ((4) + 63) / 64;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_chunk = (int32_t)(tf_task / tf_count1);
+            const int32_t tf_block = (int32_t)(tf_task % tf_count1);
+            for (int32_t i0 = tf_block * 64; i0 < tf_min_index(4, (tf_block + 1) * 64); i0++)
+                mlp_step_k4_rows(w2_12, buf_64, i0, tf_chunk * 32, tf_min_index(32, (tf_chunk + 1) * 32));
+        }
+    };
+    const long long tf_count = tf_count0 * tf_count1;
+    if ((long long)(4) * (long long)(32) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k5_rows(const float* __restrict buf_55, const float* __restrict buf_64, float* __restrict buf_67, const int32_t x_shape0_4, const int32_t tf_lane0, const int32_t tf_block0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -429,16 +438,18 @@ void mlp_step_k5(const float* __restrict buf_55, const float* __restrict buf_64,
         tf_gemm(x_shape0_4, 32, 4, buf_55 + 0LL, 1LL * (long long)4, 1LL, buf_64 + 0LL, 1LL * (long long)32, 1LL, buf_67 + (0LL) * x_shape0_4 * 32, 32);
         return;
     }
-    if ((long long)(x_shape0_4) * (long long)(32) >= 64) {
-        #pragma omp parallel for schedule(static) collapse(2)
-        for (int32_t tf_lane0 = 0; tf_lane0 < 32; tf_lane0 += 32)
-            for (int32_t tf_block0 = 0; tf_block0 < x_shape0_4; tf_block0 += 64)
-                mlp_step_k5_rows(buf_55, buf_64, buf_67, x_shape0_4, tf_lane0, tf_block0);
-    } else {
-        for (int32_t tf_lane0 = 0; tf_lane0 < 32; tf_lane0 += 32)
-            for (int32_t tf_block0 = 0; tf_block0 < x_shape0_4; tf_block0 += 64)
-                mlp_step_k5_rows(buf_55, buf_64, buf_67, x_shape0_4, tf_lane0, tf_block0);
-    }
+    const long long tf_count0 = ((32) + 31) / 32;
+    const long long tf_count1 = ((x_shape0_4) + 63) / 64;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_lane0 = (int32_t)((tf_task / tf_count1)) * 32;
+            const int32_t tf_block0 = (int32_t)(tf_task % tf_count1) * 64;
+            mlp_step_k5_rows(buf_55, buf_64, buf_67, x_shape0_4, tf_lane0, tf_block0);
+        }
+    };
+    const long long tf_count = tf_count0 * tf_count1;
+    if ((long long)(x_shape0_4) * (long long)(32) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k6_rows(const float* __restrict buf_3, float* __restrict hidden_74, const int32_t x_shape0_4, const int32_t i0, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -450,18 +461,19 @@ static __attribute__((noinline)) void mlp_step_k6_rows(const float* __restrict b
     }
 }
 void mlp_step_k6(const float* __restrict buf_3, float* __restrict hidden_74, const int32_t x_shape0_4) {
-    if ((long long)(32) * (long long)(x_shape0_4) >= 8192) {
-        #pragma omp parallel for schedule(static) collapse(2)
-        for (int32_t tf_chunk = 0; tf_chunk < (x_shape0_4 + 31) / 32; tf_chunk++)
-            for (int32_t tf_block = 0; tf_block < (32 + 63) / 64; tf_block++)
-                for (int32_t i0 = tf_block * 64; i0 < tf_min_index(32, (tf_block + 1) * 64); i0++)
-                    mlp_step_k6_rows(buf_3, hidden_74, x_shape0_4, i0, tf_chunk * 32, tf_min_index(x_shape0_4, (tf_chunk + 1) * 32));
-    } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (x_shape0_4 + 31) / 32; tf_chunk++)
-            for (int32_t tf_block = 0; tf_block < (32 + 63) / 64; tf_block++)
-                for (int32_t i0 = tf_block * 64; i0 < tf_min_index(32, (tf_block + 1) * 64); i0++)
-                    mlp_step_k6_rows(buf_3, hidden_74, x_shape0_4, i0, tf_chunk * 32, tf_min_index(x_shape0_4, (tf_chunk + 1) * 32));
-    }
+    const long long tf_count0 = ((x_shape0_4) + 31) / 32;
+    const long long tf_count1 = ((32) + 63) / 64;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_chunk = (int32_t)(tf_task / tf_count1);
+            const int32_t tf_block = (int32_t)(tf_task % tf_count1);
+            for (int32_t i0 = tf_block * 64; i0 < tf_min_index(32, (tf_block + 1) * 64); i0++)
+                mlp_step_k6_rows(buf_3, hidden_74, x_shape0_4, i0, tf_chunk * 32, tf_min_index(x_shape0_4, (tf_chunk + 1) * 32));
+        }
+    };
+    const long long tf_count = tf_count0 * tf_count1;
+    if ((long long)(32) * (long long)(x_shape0_4) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k7_rows(const float* __restrict hidden_74, const float* __restrict buf_55, float* __restrict buf_77, const int32_t x_shape0_4, const int32_t tf_lane0, const int32_t tf_block0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -541,16 +553,18 @@ void mlp_step_k7(const float* __restrict hidden_74, const float* __restrict buf_
         tf_gemm(32, 4, x_shape0_4, hidden_74 + 0LL, 1LL * (long long)x_shape0_4, 1LL, buf_55 + 0LL, 1LL * (long long)4, 1LL, buf_77 + (0LL) * 32 * 4, 4);
         return;
     }
-    if ((long long)(32) * (long long)(4) >= 64) {
-        #pragma omp parallel for schedule(static) collapse(2)
-        for (int32_t tf_lane0 = 0; tf_lane0 < 4; tf_lane0 += 4)
-            for (int32_t tf_block0 = 0; tf_block0 < 32; tf_block0 += 64)
-                mlp_step_k7_rows(hidden_74, buf_55, buf_77, x_shape0_4, tf_lane0, tf_block0);
-    } else {
-        for (int32_t tf_lane0 = 0; tf_lane0 < 4; tf_lane0 += 4)
-            for (int32_t tf_block0 = 0; tf_block0 < 32; tf_block0 += 64)
-                mlp_step_k7_rows(hidden_74, buf_55, buf_77, x_shape0_4, tf_lane0, tf_block0);
-    }
+    const long long tf_count0 = ((4) + 3) / 4;
+    const long long tf_count1 = ((32) + 63) / 64;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_lane0 = (int32_t)((tf_task / tf_count1)) * 4;
+            const int32_t tf_block0 = (int32_t)(tf_task % tf_count1) * 64;
+            mlp_step_k7_rows(hidden_74, buf_55, buf_77, x_shape0_4, tf_lane0, tf_block0);
+        }
+    };
+    const long long tf_count = tf_count0 * tf_count1;
+    if ((long long)(32) * (long long)(4) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k8_rows(const float* __restrict buf_3, const float* __restrict buf_67, float* __restrict buf_84, const int32_t x_shape0_4, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -566,14 +580,16 @@ static __attribute__((noinline)) void mlp_step_k8_rows(const float* __restrict b
     }
 }
 void mlp_step_k8(const float* __restrict buf_3, const float* __restrict buf_67, float* __restrict buf_84, const int32_t x_shape0_4) {
-    if ((long long)(x_shape0_4) * (long long)(32) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < x_shape0_4; i0 += 1)
+    const long long tf_count0 = (x_shape0_4);
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t i0 = (int32_t)(tf_task);
             mlp_step_k8_rows(buf_3, buf_67, buf_84, x_shape0_4, i0);
-    } else {
-        for (int32_t i0 = 0; i0 < x_shape0_4; i0 += 1)
-            mlp_step_k8_rows(buf_3, buf_67, buf_84, x_shape0_4, i0);
-    }
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(x_shape0_4) * (long long)(32) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k9_rows(const float* __restrict x_0, const float* __restrict buf_84, float* __restrict buf_91, const int32_t x_shape0_4, const int32_t tf_lane0, const int32_t tf_block0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -653,16 +669,18 @@ void mlp_step_k9(const float* __restrict x_0, const float* __restrict buf_84, fl
         tf_gemm(16, 32, x_shape0_4, x_0 + 0LL, 1LL, 1LL * (long long)16, buf_84 + 0LL, 1LL * (long long)32, 1LL, buf_91 + (0LL) * 16 * 32, 32);
         return;
     }
-    if ((long long)(16) * (long long)(32) >= 64) {
-        #pragma omp parallel for schedule(static) collapse(2)
-        for (int32_t tf_lane0 = 0; tf_lane0 < 32; tf_lane0 += 32)
-            for (int32_t tf_block0 = 0; tf_block0 < 16; tf_block0 += 64)
-                mlp_step_k9_rows(x_0, buf_84, buf_91, x_shape0_4, tf_lane0, tf_block0);
-    } else {
-        for (int32_t tf_lane0 = 0; tf_lane0 < 32; tf_lane0 += 32)
-            for (int32_t tf_block0 = 0; tf_block0 < 16; tf_block0 += 64)
-                mlp_step_k9_rows(x_0, buf_84, buf_91, x_shape0_4, tf_lane0, tf_block0);
-    }
+    const long long tf_count0 = ((32) + 31) / 32;
+    const long long tf_count1 = ((16) + 63) / 64;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_lane0 = (int32_t)((tf_task / tf_count1)) * 32;
+            const int32_t tf_block0 = (int32_t)(tf_task % tf_count1) * 64;
+            mlp_step_k9_rows(x_0, buf_84, buf_91, x_shape0_4, tf_lane0, tf_block0);
+        }
+    };
+    const long long tf_count = tf_count0 * tf_count1;
+    if ((long long)(16) * (long long)(32) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k10_rows(const float* __restrict buf_91, const float* __restrict w1_1, float* __restrict buf_98, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -677,14 +695,16 @@ static __attribute__((noinline)) void mlp_step_k10_rows(const float* __restrict 
     }
 }
 void mlp_step_k10(const float* __restrict buf_91, const float* __restrict w1_1, float* __restrict buf_98) {
-    if ((long long)(16) * (long long)(32) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < 16; i0 += 1)
+    const long long tf_count0 = (16);
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t i0 = (int32_t)(tf_task);
             mlp_step_k10_rows(buf_91, w1_1, buf_98, i0);
-    } else {
-        for (int32_t i0 = 0; i0 < 16; i0 += 1)
-            mlp_step_k10_rows(buf_91, w1_1, buf_98, i0);
-    }
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(16) * (long long)(32) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void mlp_step_k11_rows(const float* __restrict buf_77, const float* __restrict w2_12, float* __restrict buf_104, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -699,14 +719,16 @@ static __attribute__((noinline)) void mlp_step_k11_rows(const float* __restrict 
     }
 }
 void mlp_step_k11(const float* __restrict buf_77, const float* __restrict w2_12, float* __restrict buf_104) {
-    if ((long long)(32) * (long long)(4) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < 32; i0 += 1)
+    const long long tf_count0 = (32);
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t i0 = (int32_t)(tf_task);
             mlp_step_k11_rows(buf_77, w2_12, buf_104, i0);
-    } else {
-        for (int32_t i0 = 0; i0 < 32; i0 += 1)
-            mlp_step_k11_rows(buf_77, w2_12, buf_104, i0);
-    }
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(32) * (long long)(4) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 // ---- host
 extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, tf_arg* out,

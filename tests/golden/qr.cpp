@@ -7,14 +7,16 @@ static __attribute__((noinline)) void qr_k0_rows(float* __restrict Q_0, const in
     }
 }
 void qr_k0(float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2) {
-    if ((long long)(A_shape0_1) * (long long)(A_shape1_2) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < A_shape0_1; i0 += 1)
+    const long long tf_count0 = (A_shape0_1);
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t i0 = (int32_t)(tf_task);
             qr_k0_rows(Q_0, A_shape0_1, A_shape1_2, i0);
-    } else {
-        for (int32_t i0 = 0; i0 < A_shape0_1; i0 += 1)
-            qr_k0_rows(Q_0, A_shape0_1, A_shape1_2, i0);
-    }
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(A_shape0_1) * (long long)(A_shape1_2) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void qr_k1_rows(float* __restrict R_3, const int32_t A_shape1_2, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -24,14 +26,16 @@ static __attribute__((noinline)) void qr_k1_rows(float* __restrict R_3, const in
     }
 }
 void qr_k1(float* __restrict R_3, const int32_t A_shape1_2) {
-    if ((long long)(A_shape1_2) * (long long)(A_shape1_2) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < A_shape1_2; i0 += 1)
+    const long long tf_count0 = (A_shape1_2);
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t i0 = (int32_t)(tf_task);
             qr_k1_rows(R_3, A_shape1_2, i0);
-    } else {
-        for (int32_t i0 = 0; i0 < A_shape1_2; i0 += 1)
-            qr_k1_rows(R_3, A_shape1_2, i0);
-    }
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(A_shape1_2) * (long long)(A_shape1_2) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void qr_k2_rows(const float* __restrict A_4, float* __restrict A_copy_5, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -43,14 +47,16 @@ static __attribute__((noinline)) void qr_k2_rows(const float* __restrict A_4, fl
     }
 }
 void qr_k2(const float* __restrict A_4, float* __restrict A_copy_5, const int32_t A_shape0_1, const int32_t A_shape1_2) {
-    if ((long long)(A_shape0_1) * (long long)(A_shape1_2) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < A_shape0_1; i0 += 1)
+    const long long tf_count0 = (A_shape0_1);
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t i0 = (int32_t)(tf_task);
             qr_k2_rows(A_4, A_copy_5, A_shape0_1, A_shape1_2, i0);
-    } else {
-        for (int32_t i0 = 0; i0 < A_shape0_1; i0 += 1)
-            qr_k2_rows(A_4, A_copy_5, A_shape0_1, A_shape1_2, i0);
-    }
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(A_shape0_1) * (long long)(A_shape1_2) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void qr_k3_rows(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -82,14 +88,16 @@ static __attribute__((noinline)) void qr_k3_rows(const float* __restrict A_copy_
     }
 }
 void qr_k3(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8) {
-    if ((long long)(1) >= 64) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
-            qr_k3_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_8, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
-    } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
-            qr_k3_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_8, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
-    }
+    const long long tf_count0 = ((1) + 31) / 32;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_first = (int32_t)(tf_task * 32);
+            qr_k3_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_8, tf_first, tf_first + tf_min_index(1 - tf_first, 32));
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(1) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void qr_k4_rows(const float* __restrict A_copy_5, const float* __restrict R_3, float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -102,14 +110,16 @@ static __attribute__((noinline)) void qr_k4_rows(const float* __restrict A_copy_
     }
 }
 void qr_k4(const float* __restrict A_copy_5, const float* __restrict R_3, float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8) {
-    if ((long long)(A_shape0_1) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t tf_chunk = 0; tf_chunk < (A_shape0_1 + 4095) / 4096; tf_chunk++)
-            qr_k4_rows(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_8, tf_chunk * 4096, tf_min_index(A_shape0_1, (tf_chunk + 1) * 4096));
-    } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (A_shape0_1 + 4095) / 4096; tf_chunk++)
-            qr_k4_rows(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_8, tf_chunk * 4096, tf_min_index(A_shape0_1, (tf_chunk + 1) * 4096));
-    }
+    const long long tf_count0 = ((A_shape0_1) + 4095) / 4096;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_first = (int32_t)(tf_task * 4096);
+            qr_k4_rows(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_8, tf_first, tf_first + tf_min_index(A_shape0_1 - tf_first, 4096));
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(A_shape0_1) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void qr_k5_rows(const float* __restrict Q_0, const float* __restrict A_copy_5, float* __restrict R_3, const int32_t v_19, const int32_t v_20, const int32_t v_21, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -129,14 +139,16 @@ static __attribute__((noinline)) void qr_k5_rows(const float* __restrict Q_0, co
     }
 }
 void qr_k5(const float* __restrict Q_0, const float* __restrict A_copy_5, float* __restrict R_3, const int32_t v_19, const int32_t v_20, const int32_t v_21, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8) {
-    if ((long long)(v_19) >= 64) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t tf_chunk = 0; tf_chunk < (v_19 + 31) / 32; tf_chunk++)
-            qr_k5_rows(Q_0, A_copy_5, R_3, v_19, v_20, v_21, A_shape0_1, A_shape1_2, v_8, tf_chunk * 32, tf_min_index(v_19, (tf_chunk + 1) * 32));
-    } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (v_19 + 31) / 32; tf_chunk++)
-            qr_k5_rows(Q_0, A_copy_5, R_3, v_19, v_20, v_21, A_shape0_1, A_shape1_2, v_8, tf_chunk * 32, tf_min_index(v_19, (tf_chunk + 1) * 32));
-    }
+    const long long tf_count0 = ((v_19) + 31) / 32;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_first = (int32_t)(tf_task * 32);
+            qr_k5_rows(Q_0, A_copy_5, R_3, v_19, v_20, v_21, A_shape0_1, A_shape1_2, v_8, tf_first, tf_first + tf_min_index(v_19 - tf_first, 32));
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(v_19) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void qr_k6_rows(float* __restrict A_copy_5, const float* __restrict Q_0, const float* __restrict R_3, const int32_t v_21, const int32_t v_19, const int32_t v_20, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -152,14 +164,16 @@ static __attribute__((noinline)) void qr_k6_rows(float* __restrict A_copy_5, con
     }
 }
 void qr_k6(float* __restrict A_copy_5, const float* __restrict Q_0, const float* __restrict R_3, const int32_t v_21, const int32_t v_19, const int32_t v_20, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8) {
-    if ((long long)(v_21) * (long long)(v_19) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < v_21; i0 += 1)
+    const long long tf_count0 = (v_21);
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t i0 = (int32_t)(tf_task);
             qr_k6_rows(A_copy_5, Q_0, R_3, v_21, v_19, v_20, A_shape0_1, A_shape1_2, v_8, i0);
-    } else {
-        for (int32_t i0 = 0; i0 < v_21; i0 += 1)
-            qr_k6_rows(A_copy_5, Q_0, R_3, v_21, v_19, v_20, A_shape0_1, A_shape1_2, v_8, i0);
-    }
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(v_21) * (long long)(v_19) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void qr_k7_rows(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -191,14 +205,16 @@ static __attribute__((noinline)) void qr_k7_rows(const float* __restrict A_copy_
     }
 }
 void qr_k7(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35) {
-    if ((long long)(1) >= 64) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
-            qr_k7_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
-    } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (1 + 31) / 32; tf_chunk++)
-            qr_k7_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35, tf_chunk * 32, tf_min_index(1, (tf_chunk + 1) * 32));
-    }
+    const long long tf_count0 = ((1) + 31) / 32;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_first = (int32_t)(tf_task * 32);
+            qr_k7_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35, tf_first, tf_first + tf_min_index(1 - tf_first, 32));
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(1) >= 64) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 static __attribute__((noinline)) void qr_k8_rows(const float* __restrict A_copy_5, const float* __restrict R_3, float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
@@ -211,14 +227,16 @@ static __attribute__((noinline)) void qr_k8_rows(const float* __restrict A_copy_
     }
 }
 void qr_k8(const float* __restrict A_copy_5, const float* __restrict R_3, float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35) {
-    if ((long long)(A_shape0_1) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t tf_chunk = 0; tf_chunk < (A_shape0_1 + 4095) / 4096; tf_chunk++)
-            qr_k8_rows(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_35, tf_chunk * 4096, tf_min_index(A_shape0_1, (tf_chunk + 1) * 4096));
-    } else {
-        for (int32_t tf_chunk = 0; tf_chunk < (A_shape0_1 + 4095) / 4096; tf_chunk++)
-            qr_k8_rows(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_35, tf_chunk * 4096, tf_min_index(A_shape0_1, (tf_chunk + 1) * 4096));
-    }
+    const long long tf_count0 = ((A_shape0_1) + 4095) / 4096;
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t tf_first = (int32_t)(tf_task * 4096);
+            qr_k8_rows(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_35, tf_first, tf_first + tf_min_index(A_shape0_1 - tf_first, 4096));
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(A_shape0_1) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 // ---- host
 extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, tf_arg* out,

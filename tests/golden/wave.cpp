@@ -75,14 +75,16 @@ static __attribute__((noinline)) void wave_k0_rows(const float* __restrict u_0, 
     }
 }
 void wave_k0(const float* __restrict u_0, const float* __restrict v_1, float* __restrict v_new_2, float* __restrict u_new_3, const int32_t u_shape0_4, const int32_t u_shape1_5) {
-    if ((long long)(u_shape0_4) * (long long)(u_shape1_5) >= 8192) {
-        #pragma omp parallel for schedule(static)
-        for (int32_t i0 = 0; i0 < u_shape0_4; i0 += 1)
+    const long long tf_count0 = (u_shape0_4);
+    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
+        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
+            const int32_t i0 = (int32_t)(tf_task);
             wave_k0_rows(u_0, v_1, v_new_2, u_new_3, u_shape0_4, u_shape1_5, i0);
-    } else {
-        for (int32_t i0 = 0; i0 < u_shape0_4; i0 += 1)
-            wave_k0_rows(u_0, v_1, v_new_2, u_new_3, u_shape0_4, u_shape1_5, i0);
-    }
+        }
+    };
+    const long long tf_count = tf_count0;
+    if ((long long)(u_shape0_4) * (long long)(u_shape1_5) >= 8192) tf_parallel(tf_count, tf_tasks);
+    else tf_tasks(0, tf_count);
 }
 // ---- host
 extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, tf_arg* out,
