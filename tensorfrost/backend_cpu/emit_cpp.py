@@ -258,9 +258,16 @@ class CppProgram:
             row_params = params + ["const float* __restrict tf_gemm_c"] + [f"const int32_t {v}" for v in outer]
             rows += [f"static __attribute__((noinline)) void {name}_epilogue({', '.join(row_params)}) {{",
                      *self._row_loops(kernel, dims, plan), "}"]
-        loops = [f"#pragma omp parallel for schedule(static) collapse({len(outer)})"]
-        loops += ["    " * k + f"for (int32_t i{k} = 0; i{k} < {dims[k]}; i{k}++)" for k in range(len(outer))]
-        loops.append("    " * len(outer) + f"{name}_epilogue({', '.join(args + ['tf_gemm_c'] + outer)});")
+        # The rows of C as tasks on the worker threads, each row's index split back into axes.
+        rows_total = " * ".join(["1LL"] + [f"(long long)({dims[k]})" for k in range(len(outer))])
+        split = ["long long tf_rest = tf_row;"]
+        for k in reversed(range(len(outer))):
+            split.append(f"const int32_t i{k} = (int32_t)(tf_rest % ({dims[k]}));")
+            split += [f"tf_rest /= ({dims[k]});"] if k else []
+        loops = ["tf_parallel(" + rows_total + ", [&](long long tf_begin, long long tf_end) {",
+                 "    for (long long tf_row = tf_begin; tf_row < tf_end; tf_row++) {",
+                 *["        " + line for line in split],
+                 f"        {name}_epilogue({', '.join(args + ['tf_gemm_c'] + outer)});", "    }", "});"]
         return gemm.fast_path(plan, body.value, self.name, loops)
 
     def _body(self, kernel: Node, depth: int, interior=None, plan=None) -> BodyEmitter:

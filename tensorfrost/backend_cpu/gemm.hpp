@@ -181,10 +181,13 @@ static void tf_gemm(int m, int n, int k, const float* a, long long a_rs, long lo
     tn = ((n + cols - 1) / cols + TF_GEMM_NR - 1) / TF_GEMM_NR * TF_GEMM_NR;
     rows = (m + tm - 1) / tm;
     cols = (n + tn - 1) / tn;
-    #pragma omp parallel for schedule(dynamic) if (rows * cols > 1)
-    for (int t = 0; t < rows * cols; t++) {
-        int i = t / cols * tm, j = t % cols * tn;
-        tf_gemm_task(m - i < tm ? m - i : tm, n - j < tn ? n - j : tn, k, a + i * a_rs, a_rs, a_cs,
-                     b + j * b_cs, b_rs, b_cs, c + i * ldc + j, ldc);
-    }
+    // Tiles are tasks on the worker threads (tf_parallel), as every other kernel's rows: one
+    // team of threads for the whole program, and a thread kept off its core takes fewer tiles.
+    tf_parallel((long long)rows * cols, [&](long long begin, long long end) {
+        for (long long t = begin; t < end; t++) {
+            int i = (int)(t / cols) * tm, j = (int)(t % cols) * tn;
+            tf_gemm_task(m - i < tm ? m - i : tm, n - j < tn ? n - j : tn, k, a + i * a_rs, a_rs, a_cs,
+                         b + j * b_cs, b_rs, b_cs, c + i * ldc + j, ldc);
+        }
+    });
 }

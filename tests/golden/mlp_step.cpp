@@ -91,9 +91,13 @@ void mlp_step_k0(const float* __restrict x_0, const float* __restrict w1_1, floa
         float* tf_gemm_c = (float*)tf_allocator_in_use.alloc(tf_buffer_bytes((long long)x_shape0_4 * (long long)32));
         if (tf_gemm_c) {
             tf_gemm(x_shape0_4, 32, 16, x_0 + 0LL, 1LL * (long long)16, 1LL, w1_1 + 0LL, 1LL * (long long)32, 1LL, tf_gemm_c + (0LL) * x_shape0_4 * 32, 32);
-            #pragma omp parallel for schedule(static) collapse(1)
-            for (int32_t i0 = 0; i0 < x_shape0_4; i0++)
-                mlp_step_k0_epilogue(x_0, w1_1, hidden_2, buf_3, x_shape0_4, tf_gemm_c, i0);
+            tf_parallel(1LL * (long long)(x_shape0_4), [&](long long tf_begin, long long tf_end) {
+                for (long long tf_row = tf_begin; tf_row < tf_end; tf_row++) {
+                    long long tf_rest = tf_row;
+                    const int32_t i0 = (int32_t)(tf_rest % (x_shape0_4));
+                    mlp_step_k0_epilogue(x_0, w1_1, hidden_2, buf_3, x_shape0_4, tf_gemm_c, i0);
+                }
+            });
             tf_allocator_in_use.release(tf_gemm_c);
             return;
         }
