@@ -19,7 +19,12 @@ import time
 
 import numpy as np
 
-from .harness import NotAvailableError
+from .harness import NotAvailableError, Target
+from .peers import GL_IMPLS
+
+# Issue 18's goals for the OpenGL row: 90% of the hand-written shaders, and taichi's speed.
+TARGETS = [Target("peer", 0.9, peers=(GL_IMPLS[1],), impl=GL_IMPLS[0], text="at least 90% of hand GLSL"),
+           Target("peer", 1.0, peers=(GL_IMPLS[2],), impl=GL_IMPLS[0], text="at least taichi on OpenGL")]
 
 
 def _gl():

@@ -38,14 +38,24 @@ class NotAvailableError(Exception):
 class Target:
     """A goal from the issue for the tensorfrost row: ``kind`` is ``c`` (fraction of the
     hand-written C), ``stream`` (fraction of the STREAM triad), ``peer`` (fraction of the best
-    of ``peers``), or ``max`` (an upper bound on the metric, for times). It applies to every
-    row whose implementation name starts with ``impl``."""
+    of ``peers``), or ``max`` (an upper bound on the metric, for times). It applies to the row
+    named ``impl`` (exactly: ``tensorfrost (opengl)`` has goals of its own), measured at one of
+    ``sizes`` and, where ``under_load`` is not None, only quiet (False) or under load (True)."""
 
     kind: str
     value: float
     peers: tuple = ()
     text: str = ""
     impl: str = "tensorfrost"
+    sizes: tuple = ("quick", "full")
+    under_load: bool | None = None
+
+    def applies(self, row, workload) -> bool:
+        if row.impl != self.impl or (self.under_load is not None and bool(row.load) != self.under_load):
+            return False
+        if not workload.sizes:  # a workload that sizes itself (C1)
+            return True
+        return any(all(row.params.get(k) == v for k, v in workload.sizes[size].items()) for size in self.sizes)
 
 
 @dataclass

@@ -70,7 +70,28 @@ def test_command_line_quick_run(tmp_path):
                          text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     data = json.loads((tmp_path / "results.json").read_text())
-    assert [r["status"] for r in data["results"]] == ["ok", "ok"]
+    # the plain rows and the variants of the chosen implementations (W7's cache-size row)
+    assert {r["impl"] for r in data["results"]} == {"tensorfrost", "numpy", "tensorfrost (2048^2)"}
+    assert {r["status"] for r in data["results"]} == {"ok"}
+
+
+def test_targets_apply_to_their_own_row_size_and_load():
+    """A goal names its row exactly (the OpenGL row is not the cpu row), its sizes and, where
+    given, quiet or under load; the ratio is over the best of its peers."""
+    workload = harness.Workload("W0", "w", "x", sizes={"quick": {"n": 1}, "full": {"n": 9}}, targets=[
+        harness.Target("peer", 1.3, peers=("jax",), sizes=("full",), under_load=False, text="quiet"),
+        harness.Target("peer", 0.8, peers=("jax",), sizes=("full",), under_load=True, text="loaded")])
+
+    def row(impl, metric, n=9, load=""):
+        return harness.Result("W0", impl, metric=metric, params={"n": n}, load=load)
+    results = [row("tensorfrost", 2.0), row("tensorfrost (opengl)", 5.0), row("jax", 4.0),
+               row("tensorfrost", 1.0, n=1), row("jax", 1.0, n=1)]
+    targets = report.evaluate_targets(results, {"W0": workload}, None)
+    got = [(t["impl"], t["target"], t["measured"], t["met"]) for t in targets]
+    assert got == [("tensorfrost", "quiet", 0.5, False)]
+    loaded = [row("tensorfrost", 3.6, load="2 busy"), row("jax", 4.0, load="2 busy")]
+    targets = report.evaluate_targets(loaded, {"W0": workload}, None)
+    assert [(t["target"], t["measured"], t["met"]) for t in targets] == [("loaded", pytest.approx(0.9), True)]
 
 
 def test_a_failing_workload_process_becomes_an_error_row():

@@ -251,6 +251,6 @@ WORKLOAD = Workload(
            "taichi": taichi_impl, GL_IMPLS[0]: gl.tensorfrost_gl(tensorfrost), GL_IMPLS[1]: glsl_impl,
            GL_IMPLS[2]: gl.taichi_gl(taichi_impl)},
     work=lambda p: p["n"] * p["n"] / 1e6,
-    targets=[Target("peer", 1.0, peers=("numba", "taichi"), text="at least the best of numba and taichi")],
+    targets=[Target("peer", 1.0, peers=("numba", "taichi"), text="at least the best of numba and taichi"), *gl.TARGETS],
     note="jax and torch have no early exit per pixel: they run all iterations with a mask.",
 )

@@ -209,5 +209,7 @@ WORKLOAD = Workload(
     impls={"tensorfrost": tensorfrost, "numpy": numpy_impl, "jax": jax_impl, "torch": torch_impl,
            "torch.compile": lambda i, p: torch_impl(i, p, compiled=True)},
     work=lambda p: 1.0,
-    targets=[Target("peer", 1.0, peers=("jax",), text="at least jax.jit")],
+    targets=[Target("peer", 1.3, peers=("jax",), sizes=("full",), under_load=False, text="1.3x jax.jit, quiet"),
+             Target("peer", 0.8, peers=("jax",), sizes=("full",), under_load=True, text="0.8x jax.jit under load"),
+             Target("peer", 1.0, peers=("jax",), sizes=("quick",), text="at least jax.jit (32-64-10, batch 64)")],
 )
