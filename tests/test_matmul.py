@@ -33,9 +33,11 @@ def _matmul_program(shape_a, shape_b, form="ab"):
 
 
 # (m, k, n): small ones take the tiled loop; from 160^3 work (and 16 rows and columns) the GEMM,
-# here with edges of its 6 x 16 micro-tiles, 256-deep k slices and 3072-wide column blocks.
+# here with edges of its 6 x 16 micro-tiles, 256-deep k slices and 3072-wide column blocks;
+# n not a multiple of 32 from 48^3 work and 8 rows and columns (a classifier's 10 outputs).
 SHAPES = [(1, 1, 1), (1, 37, 53), (53, 37, 1), (7, 1, 5), (5, 3, 9), (33, 17, 65), (173, 300, 131),
-          (300, 700, 17), (17, 9, 3100), (20, 70, 3100), (2100, 1, 2100), (160, 160, 160), (97, 513, 96)]
+          (300, 700, 17), (17, 9, 3100), (20, 70, 3100), (2100, 1, 2100), (160, 160, 160), (97, 513, 96),
+          (1024, 256, 10), (61, 1031, 9), (8, 8, 1800), (47, 47, 47), (129, 64, 8), (7, 4000, 9)]
 
 
 @pytest.mark.parametrize("m,k,n", SHAPES)
@@ -45,7 +47,8 @@ def test_plain_shapes(backend, rng, m, k, n):
 
 
 @pytest.mark.parametrize("form", ["tn", "nt"])
-@pytest.mark.parametrize("m,k,n", [(5, 3, 9), (1, 40, 30), (30, 40, 1), (173, 300, 131), (96, 257, 190)])
+@pytest.mark.parametrize("m,k,n", [(5, 3, 9), (1, 40, 30), (30, 40, 1), (173, 300, 131), (96, 257, 190),
+                                   (300, 256, 10)])
 def test_transposed_operands(backend, rng, form, m, k, n):
     a = _data(rng, k, m) if form == "tn" else _data(rng, m, k)
     b = _data(rng, n, k) if form == "nt" else _data(rng, k, n)

@@ -20,10 +20,17 @@ from ..ir import dtypes as dt
 from ..ir.node import Node, walk
 from ..ir.ops import ADD, CONST, DIM_ID, LOAD, LOOP, MUL, SET, STORE
 from ..ir.shapes import dims_equal, shapes_equal, static_value
+from .tiling import LANES
 
 HEADER_PATH = os.path.join(os.path.dirname(__file__), "gemm.hpp")
 MIN_WORK = 160 ** 3  # m * n * k below which the tiled loop is as fast (level at 160-256^3, GEMM 1.7-2.4x from 384^3)
 MIN_SIDE = 16  # rows or columns below which the tiled loop is (a matrix-vector product)
+# When n is not a multiple of the tiled loop's lanes, its edge tiles run with variable bounds
+# and keep their sums in memory: a 1024x256 @ 256x10 product (a classifier's last layer) took
+# 780 us there and 245 us in the GEMM, which pads n to its strips (1 thread; 2-2.5x at
+# 128x128x40 and 200^2x100, 5-20% slower than the tiled loop at multiples of 32).
+RAGGED_MIN_WORK = 48 ** 3
+RAGGED_MIN_SIDE = 8
 
 
 class Gemm:
@@ -117,7 +124,9 @@ def fast_path(gemm: Gemm, value, name, epilogue: list[str]) -> list[str]:
     kernel, rank = gemm.kernel, gemm.kernel.rank
     dims = [value(d) for d in kernel.shape]
     m, n, k = dims[-2], dims[-1], value(gemm.loop.args[1])
-    checks = [f"(long long){m} * {n} * {k} >= {MIN_WORK}LL", f"{m} >= {MIN_SIDE}", f"{n} >= {MIN_SIDE}"]
+    work = f"(long long){m} * {n} * {k}"
+    checks = [f"(({work} >= {MIN_WORK}LL && {m} >= {MIN_SIDE} && {n} >= {MIN_SIDE}) || ({n} % {LANES} != 0 && "
+              f"{work} >= {RAGGED_MIN_WORK}LL && {m} >= {RAGGED_MIN_SIDE} && {n} >= {RAGGED_MIN_SIDE}))"]
     strides = {}
     for load in (gemm.a, gemm.b):
         memory = load.args[0]
