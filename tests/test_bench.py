@@ -138,3 +138,17 @@ def test_under_load_the_busy_processes_run_only_while_timing():
     assert all(p.poll() is not None for p in busy)
     with load.competing() as none:
         assert none == []
+
+
+def test_summary_puts_runs_side_by_side():
+    """``python -m bench.summary``: one line per target, a column per run, the spread, and
+    "in some runs" when only some runs met the goal; loaded runs keep their own lines."""
+    from bench import summary
+
+    def run(value, under_load=False):
+        target = {"workload": "W6", "impl": "tensorfrost", "target": "t", "kind": "peer", "goal": 1.0,
+                  "measured": value}
+        return {"meta": {"under_load": under_load}, "targets": [target]}
+    lines = summary.table([run(1.2), run(0.8), run(0.5, under_load=True)]).splitlines()
+    assert lines[2] == "| W6 | tensorfrost | t | >= 1 | 1.2 | 0.8 | - | 50% | in some runs |"
+    assert lines[3] == "| W6 | tensorfrost [under load] | t | >= 1 | - | - | 0.5 | - | no |"
