@@ -350,14 +350,14 @@ static __attribute__((noinline)) void mlp_step_k4_rows(const float* __restrict w
     }
 }
 void mlp_step_k4(const float* __restrict w2_12, float* __restrict buf_64) {
-    const long long tf_count0 = ((32) + 31) / 32;
+    const long long tf_count0 = ((32) + 15) / 16;
     const long long tf_count1 = ((4) + 63) / 64;
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
         for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
             const int32_t tf_chunk = (int32_t)(tf_task / tf_count1);
             const int32_t tf_block = (int32_t)(tf_task % tf_count1);
             for (int32_t i0 = tf_block * 64; i0 < tf_min_index(4, (tf_block + 1) * 64); i0++)
-                mlp_step_k4_rows(w2_12, buf_64, i0, tf_chunk * 32, tf_min_index(32, (tf_chunk + 1) * 32));
+                mlp_step_k4_rows(w2_12, buf_64, i0, tf_chunk * 16, tf_min_index(32, (tf_chunk + 1) * 16));
         }
     };
     const long long tf_count = tf_count0 * tf_count1;
@@ -465,14 +465,14 @@ static __attribute__((noinline)) void mlp_step_k6_rows(const float* __restrict b
     }
 }
 void mlp_step_k6(const float* __restrict buf_3, float* __restrict hidden_74, const int32_t x_shape0_4) {
-    const long long tf_count0 = ((x_shape0_4) + 31) / 32;
+    const long long tf_count0 = ((x_shape0_4) + 15) / 16;
     const long long tf_count1 = ((32) + 63) / 64;
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
         for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
             const int32_t tf_chunk = (int32_t)(tf_task / tf_count1);
             const int32_t tf_block = (int32_t)(tf_task % tf_count1);
             for (int32_t i0 = tf_block * 64; i0 < tf_min_index(32, (tf_block + 1) * 64); i0++)
-                mlp_step_k6_rows(buf_3, hidden_74, x_shape0_4, i0, tf_chunk * 32, tf_min_index(x_shape0_4, (tf_chunk + 1) * 32));
+                mlp_step_k6_rows(buf_3, hidden_74, x_shape0_4, i0, tf_chunk * 16, tf_min_index(x_shape0_4, (tf_chunk + 1) * 16));
         }
     };
     const long long tf_count = tf_count0 * tf_count1;
