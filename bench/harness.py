@@ -39,13 +39,15 @@ class Target:
     """A goal from the issue for the tensorfrost row: ``kind`` is ``c`` (fraction of the
     hand-written C), ``stream`` (fraction of the STREAM triad), ``peer`` (fraction of the best
     of ``peers``), or ``max`` (an upper bound on the metric, for times). It applies to every
-    row whose implementation name starts with ``impl``."""
+    row whose implementation name starts with ``impl``, or only to the row named ``impl``
+    when ``exact``."""
 
     kind: str
     value: float
     peers: tuple = ()
     text: str = ""
     impl: str = "tensorfrost"
+    exact: bool = False
 
 
 @dataclass

@@ -67,7 +67,7 @@ def evaluate_targets(results: list[Result], workloads: dict[str, Workload], stre
             continue
         for target in workload.targets:
             for r in rows_:
-                if not r.impl.startswith(target.impl):
+                if not (r.impl == target.impl if target.exact else r.impl.startswith(target.impl)):
                     continue
                 value = _target_value(target, r, rows_) if r.status == "ok" else None
                 met = None if value is None else (value <= target.value if target.kind == "max"
