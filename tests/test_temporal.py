@@ -13,7 +13,7 @@ from tensorfrost.program import run_reference
 
 C = 0.1
 # odd sizes; sizes under a band (32 rows) and under the halo (10 rows); one row; one column
-SIZES = [(1, 1), (3, 5), (7, 300), (45, 33), (100, 1), (257, 129)]
+SIZES = [(1, 1), (3, 5), (7, 300), (45, 33), (100, 1), (257, 129), (40, 1100)]
 
 
 def wave(steps: int, keep_middle: bool = False):
@@ -69,6 +69,16 @@ def test_wave_chain_matches_numpy_at_every_size(steps, rng):
     for shape in SIZES:
         u, v = rng.random(shape, dtype=np.float32), rng.random(shape, dtype=np.float32)
         check(program(u, v), numpy_wave(u, v, steps))
+
+
+@pytest.mark.parametrize("band", [5, 1])
+def test_bands_smaller_than_the_halo(band, rng, monkeypatch):
+    monkeypatch.setattr(temporal, "BAND", band)
+    program = tf.compile(lambda: wave(10, keep_middle=True), name=f"wave_bands_{band}")
+    assert blocked(program) >= 1
+    for shape in [(1, 40), (23, 19), (64, 65)]:
+        u, v = rng.random(shape, dtype=np.float32), rng.random(shape, dtype=np.float32)
+        check(program(u, v), numpy_wave(u, v, 10, keep_middle=True))
 
 
 def test_wave_chain_matches_the_reference_interpreter(rng):
