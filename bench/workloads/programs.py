@@ -24,6 +24,19 @@ def wave_step():
     return [u + WAVE_C * v_new, v_new]
 
 
+def wave_steps(steps: int = 10):
+    """``steps`` steps of ``wave_step`` in one program, unrolled at trace time (the chain of
+    stencil kernels that the CPU backend blocks in time)."""
+    u = tf.input([-1, -1], tf.float32)
+    v = tf.input(u.shape, tf.float32)
+    i, j = u.indices
+    for _ in range(steps):
+        lap = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - u * 4.0
+        v = v + WAVE_C * lap
+        u = u + WAVE_C * v
+    return [u, v]
+
+
 def diffusion_chain(steps: int = 100):
     """``steps`` diffusion steps along alternating axes: each reads its neighbours in the
     last step's result, so each is its own kernel (a large program for compile times)."""

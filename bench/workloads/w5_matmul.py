@@ -17,7 +17,7 @@ Taichi kernels need real annotation objects, so no ``from __future__ import anno
 import numpy as np
 
 from .. import cbuild
-from ..harness import Target, Workload
+from ..harness import Prechecked, Target, Workload
 
 
 def inputs(p, rng):
@@ -32,7 +32,7 @@ def reference(inp, p):
 
 def check(outputs, reference):
     """Error relative to the scale of a dot product of n terms (|a|,|b| <= 1)."""
-    if isinstance(outputs[0], _Checked):
+    if isinstance(outputs[0], Prechecked):
         return float(outputs[0])
     got, want = np.asarray(outputs[0], np.float64), reference[0]
     if got.shape != want.shape:
@@ -71,10 +71,6 @@ def c(inp, p, tiled=False):
     return run, (lambda o: [o.copy()])
 
 
-class _Checked(float):
-    """The error a shape row measured against its own reference (``check`` passes it on)."""
-
-
 # name: (m, k, n, form, batch) as fractions of n; form "ab" is A @ B, "tn" A^T @ B, "nt" A @ B^T.
 SHAPES = {"1024^3": (0.5, 0.5, 0.5, "ab", 8), "4096x4096x256": (2, 2, 0.125, "ab", 1),
           "256x4096x4096": (0.125, 2, 2, "ab", 1), "X^T@G": (1, 1, 1, "tn", 1), "G@W^T": (1, 1, 1, "nt", 1),
@@ -104,7 +100,7 @@ def _shape_row(shape, make_run):
         run_once, to_numpy = make_run(a, b, form)
         repeats = max(batch, 1)
         want = _numpy_form(a.astype(np.float64), b.astype(np.float64), form)
-        error = _Checked(np.max(np.abs(to_numpy(run_once()) - want)) / np.sqrt(a.shape[-1 if form != "tn" else -2]))
+        error = Prechecked(np.max(np.abs(to_numpy(run_once()) - want)) / np.sqrt(a.shape[-1 if form != "tn" else -2]))
 
         def run():
             for _ in range(repeats - 1):

@@ -10,7 +10,7 @@ Taichi kernels need real annotation objects, so no ``from __future__ import anno
 import numpy as np
 
 from .. import cbuild
-from ..harness import Target, Workload
+from ..harness import Prechecked, Target, Workload, at_size
 
 
 def inputs(p, rng):
@@ -24,13 +24,9 @@ def reference(inp, p):
 CACHE_SIDE = 2048
 
 
-class _Checked(float):
-    """The error a cache-size row measured against its own reference (``check`` passes it on)."""
-
-
 def check(outputs, reference):
     """Error relative to sqrt(m), the size of a sum of m terms of |x| <= 1 with random signs."""
-    if isinstance(outputs[0], _Checked):
+    if isinstance(outputs[0], Prechecked):
         return float(outputs[0])
     got, want = np.asarray(outputs[0], np.float64), reference[0]
     if got.shape != want.shape:
@@ -62,20 +58,11 @@ def c(inp, p):
 
 
 def _cache_size(impl):
-    """``impl`` on the top-left CACHE_SIDE^2 block, repeated to do one full run's work."""
-    def cached(inp, p):
-        side = min(CACHE_SIDE, p["n"], p["m"])
-        a = np.ascontiguousarray(inp["a"][:side, :side])
-        run_once, to_numpy = impl({"a": a}, p)
-        repeats = p["n"] * p["m"] // (side * side)
-        error = _Checked(check(to_numpy(run_once()), reference({"a": a}, p)))
-
-        def run():
-            for _ in range(repeats - 1):
-                run_once()
-            return run_once()
-        return run, (lambda out: [error])
-    return cached
+    """``impl`` on a CACHE_SIDE^2 matrix, as often as one full run's work takes."""
+    def side(p):
+        return min(CACHE_SIDE, p["n"], p["m"])
+    return at_size(impl, lambda p: {"n": side(p), "m": side(p)}, lambda p: p["n"] * p["m"] // side(p) ** 2,
+                   inputs, reference, check)
 
 
 def numpy_impl(inp, p):

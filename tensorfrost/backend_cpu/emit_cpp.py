@@ -19,7 +19,7 @@ from ..ir.ops import ADD, BREAK, CONTINUE, DIM_ID, IF, INPUT, KERNEL, LOAD, LOOP
 from ..ir.shapes import dims_equal, shapes_equal
 from ..opt.analysis import set_variables
 from ..runtime import MAX_ELEMENTS
-from . import gemm, tiling
+from . import gemm, temporal, tiling
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
 PARALLEL_THRESHOLD = 8192  # grid elements below which a kernel runs on one thread
@@ -154,6 +154,7 @@ class CppProgram:
         self.tiled: set[int] = set()  # indices of the tiled kernels
         self.uses_gemm = False
         kernels = [n for n in program.walk() if n.op is KERNEL]
+        self.blocking = temporal.Blocking(program, lambda k: not _reads_transposed(k))
         self.kernel_sources = [self.kernel(k) for k in kernels]
         self.main_source = self.host()
         pieces = [*self.kernel_sources, self.main_source]
@@ -224,7 +225,11 @@ class CppProgram:
             lambda: tiling.TiledEmitter(self.lang, kernel, tiles, self.names, self.mutable, _flat(dims),
                                         self.bounded),
             kernel, tiles, dims)
-        rows = [f"static __attribute__((noinline)) void {name}_rows({', '.join(row_params)}) {{",
+        # a chain's function in another unit may call the rows of a chained kernel
+        linkage = "" if kernel in self.blocking.chained else "static "
+        if kernel in self.blocking.chained:
+            self.declarations.append(f"void {name}_rows({', '.join(row_params)});")
+        rows = [f"{linkage}__attribute__((noinline)) void {name}_rows({', '.join(row_params)}) {{",
                 "    if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C",
                 *body, "}"]
         has_loops = any(n.op is LOOP for n in walk(kernel.body))
@@ -246,6 +251,10 @@ class CppProgram:
                  f"    if ({total} >= {threshold}) tf_parallel(tf_count, tf_tasks);",
                  "    else tf_tasks(0, tf_count);"]
         lines.append("}")
+        declaration, chain = self.blocking.source(kernel, self.name, self.lang, dims, PARALLEL_THRESHOLD)
+        if chain:
+            self.declarations.append(declaration)
+            lines.append(chain)
         return "\n".join(rows + lines)
 
     def _gemm_path(self, kernel: Node, plan: gemm.Gemm, params: list, args: list, dims: list, rows: list) -> list:
@@ -364,6 +373,8 @@ class _HostEmitter(HostEmitter, BodyEmitter):
         self.emit("}")
 
     def stmt_alloc(self, node: Node) -> None:
+        if node in self.cpp.blocking.scratch:  # lives in a chain's scratch rows
+            return
         count = " * ".join(f"(long long)({self.value(d)})" for d in node.shape) or "1"
         name = self.name(node)
         ctype = self.lang.storage_types[node.dtype]
@@ -382,6 +393,8 @@ class _HostEmitter(HostEmitter, BodyEmitter):
         self.emit(f"{ctype}* {name} = ({ctype}*){name}_memory.data;")
 
     def stmt_free(self, node: Node) -> None:
+        if node.args[0] in self.cpp.blocking.scratch or node in self.cpp.blocking.deferred:
+            return  # a chain's scratch, or freed after the chain
         self.emit(f"{self.name(node.args[0])}_memory.reset();")
 
     def stmt_readback(self, node: Node) -> None:
@@ -394,6 +407,13 @@ class _HostEmitter(HostEmitter, BodyEmitter):
         self.emit(f"// region {'begin' if node.attrs['begin'] else 'end'}: {c_comment(node.attrs['name'])}")
 
     def stmt_kernel(self, node: Node) -> None:
+        chained = self.cpp.blocking.host_call(node, self.name, self.value)
+        if chained is not None:
+            for line in chained:
+                self.emit(line)
+            if chained:
+                self.emit("TF_STOP_IF_INTERRUPTED();")
+            return
         args = [self.name(b) for b in node.attrs["buffers"]] + [self.value(u) for u in node.attrs["uniforms"]]
         self.emit(f"{node.attrs['name']}({', '.join(args)});")
         self.emit("TF_STOP_IF_INTERRUPTED();")

@@ -104,9 +104,12 @@ struct tf_buffer {
 
 static inline int32_t tf_min_index(int32_t a, int32_t b) { return a < b ? a : b; }
 static inline int32_t tf_max_index(int32_t a, int32_t b) { return a > b ? a : b; }
+// As max then min, not nested ?: which GCC if-converts into masked loads that stop it from
+// vectorizing a row whose loads clamp their row index (a fused stencil chain's kernels).
 static inline int32_t tf_clamp_index(int32_t i, int32_t n) {
-    int32_t hi = n > 0 ? n - 1 : 0;
-    return i < 0 ? 0 : (i > hi ? hi : i);
+    const int32_t hi = n > 0 ? n - 1 : 0;
+    const int32_t low = i > 0 ? i : 0;
+    return low < hi ? low : hi;
 }
 
 // Wrapping int32 arithmetic (as numpy's): signed overflow is undefined in C++, so data
