@@ -5,6 +5,7 @@ error, and no output is ever written over while something can still read it."""
 
 import gc
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -22,6 +23,11 @@ def _two_inputs():
     a = tf.input([-1, -1], tf.float32)
     b = tf.input([-1, -1], tf.float32)
     return [a * 2.0 + b, a - b]
+
+
+def _two_dtypes():
+    x = tf.input([-1], tf.float32)
+    return [x + 1.0, tf.int(x) * 2]
 
 
 def _identity():
@@ -141,3 +147,51 @@ def test_spare_outputs_go_back_to_the_pool_with_the_program(cpu):
     del prog
     gc.collect()
     assert tf.allocated_memory() - tf.unused_allocated_memory() < before
+
+
+def test_outputs_dropped_in_any_order_keep_their_values_and_dtypes(cpu):
+    prog = tf.compile(_two_dtypes)  # outputs of one size: either may land in the other's old storage
+    kept = []
+    for k in range(12):
+        first, second = prog(np.full(3, k, np.float32))
+        assert (first.dtype, second.dtype) == (tf.float32, tf.int32)
+        np.testing.assert_array_equal(first.numpy, np.full(3, k + 1.0))
+        np.testing.assert_array_equal(second.numpy, np.full(3, 2 * k))
+        kept.append(first if k % 3 else second)  # drop one, the other, or both
+    for k, out in enumerate(kept):
+        np.testing.assert_array_equal(out.numpy, np.full(3, k + 1.0) if k % 3 else np.full(3, 2 * k))
+
+
+def test_an_output_seen_through_a_weak_reference_is_not_reused(cpu):
+    prog = tf.compile(_add_one)
+    seen = weakref.WeakSet()
+    for k in range(6):
+        seen.add(prog(np.full(2, k, np.float32)))
+    for k in range(20):
+        np.testing.assert_array_equal(prog(np.full(2, 100 + k, np.float32)).numpy, np.full(2, 101 + k))
+    for out in list(seen):  # those still alive have the values they were returned with
+        assert out.numpy[0] < 10 and out.numpy[0] == out.numpy[1]
+
+
+def test_the_native_call_without_the_extension(cpu, monkeypatch):
+    from tensorfrost.backend_cpu.runtime import pool
+    monkeypatch.setattr(pool(), "invoke_extension", None)  # as where Python's headers are missing
+    prog = tf.compile(_two_inputs)
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for _ in range(3):
+        first, second = prog(a, tf.tensor(a))
+        np.testing.assert_array_equal(first.numpy, a * 3)
+        np.testing.assert_array_equal(second.numpy, np.zeros((2, 3)))
+    with pytest.raises(TensorFrostError):
+        prog(a, np.ones((3, 3), np.float32))
+
+
+def test_the_extension_is_used_where_python_headers_exist(cpu):
+    import os
+    import sysconfig
+
+    from tensorfrost.backend_cpu.runtime import pool
+    if not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+        pytest.skip("no Python headers: tf_invoke is called through cffi")
+    assert pool().invoke_extension is not None
+    assert tf.compile(_add_one).executable.invoke is pool().invoke_extension

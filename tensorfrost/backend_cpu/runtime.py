@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import math
 import os
 import re
+import shlex
 import signal
+import sys
+import sysconfig
 import threading
 import weakref
+from importlib.machinery import ExtensionFileLoader
 from sys import getrefcount
+from weakref import getweakrefcount
 
 import numpy as np
 from cffi import FFI
@@ -17,7 +24,7 @@ from ..ir import dtypes as dt
 from ..ir.errors import CompileError, RuntimeCheckError, generated_code_rejected
 from ..ir.node import walk
 from ..ir.ops import INPUT, KERNEL
-from ..runtime import Shape, TensorMemory
+from ..runtime import MAX_ELEMENTS, Shape, SingleOutput, TensorMemory
 from .compiler import CompilerSetupError, build_library, unit_count
 from .emit_cpp import CppProgram
 
@@ -59,6 +66,7 @@ SPARES = 3  # ... at most this many per output
 MAX_OFFERS = 64  # spare storages offered to one call (as in pool.c)
 OFFERS_PER_OUTPUT = 2
 POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.c")
+INVOKE_SOURCE = os.path.join(os.path.dirname(__file__), "invoke.c")
 
 
 class _Pool:
@@ -79,6 +87,7 @@ class _Pool:
         if threading.current_thread() is threading.main_thread() and \
                 signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.allocator.interrupted = self.lib.tf_watch_interrupts()
+        self.invoke_extension = _invoke_extension(self.lib)
 
     def own(self, ptr, count: int):
         """Return ``ptr`` (a buffer of ``count`` words) to the pool when Python drops it."""
@@ -90,6 +99,28 @@ class _Pool:
         if ptr == ffi.NULL:
             raise MemoryError(f"out of memory allocating {size} bytes")
         return self.own(ptr, count)
+
+
+def _invoke_extension(lib):
+    """invoke.c's ``invoke`` bound to the pool's tf_invoke, or None where it cannot be built or
+    loaded (no Python headers, no C compiler): cffi then calls tf_invoke."""
+    include = sysconfig.get_paths().get("include")
+    if not include or not os.path.isfile(os.path.join(include, "Python.h")):
+        return None
+    with open(INVOKE_SOURCE) as f:
+        source = f.read()
+    # The interpreter's build in the key: two builds of one version may share a headers' path.
+    build = hashlib.sha256(f"{sys.version} {sysconfig.get_config_var('EXT_SUFFIX')}".encode()).hexdigest()[:16]
+    try:
+        path = build_library(f"/* for the Python build {build} */\n{source}", "tf_invoke",
+                             f"-I{shlex.quote(include)}", language="c")
+        loader = ExtensionFileLoader("_tf_invoke", path)
+        module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_tf_invoke", loader))
+        loader.exec_module(module)
+    except (CompilerSetupError, CompileError, ImportError, OSError):
+        return None
+    module.bind(int(ffi.cast("intptr_t", ffi.addressof(lib, "tf_invoke"))))
+    return module.invoke
 
 
 def _thread_count() -> int:
@@ -188,14 +219,19 @@ class CpuExecutable:
         self.outs = ffi.new("tf_arg[]", max(len(outputs), 1))
         self.error = ffi.new("char[]", ERROR_SIZE)
         self.lock = threading.Lock()
-        # programs never write their inputs: a numpy array an output does not return can be read in place
+        # Programs never write their inputs: a numpy array an output does not return can be read
+        # in place. Per input: [its slot, the shape the slot holds, rank, dtype, the numpy dtype
+        # of arrays read in place (None: none are)].
         returned = {alias[1] for *_, alias in self.outputs if alias and alias[0] == "input"}
-        self.shareable_inputs = set(range(len(program.inputs))) - returned
+        self.in_slots = [[self.ins[k], None, node.rank, node.dtype, node.dtype.storage
+                          if k not in returned and np.dtype(node.dtype.numpy) is node.dtype.storage else None]
+                         for k, node in enumerate(program.inputs)]
         self.frame = ffi.new("tf_frame*", {"main": ffi.cast("void*", ffi.addressof(self.lib, "tf_main")),
                                            "in": self.ins, "out": self.outs, "error": self.error,
                                            "error_size": ERROR_SIZE, "allocator": self.pool.allocator})
-        self.invoke = self.pool.lib.tf_invoke
-        self.in_slots = [[self.ins[k], None] for k in range(len(program.inputs))]  # a slot, the shape it holds
+        extension = self.pool.invoke_extension  # it takes the frame's address, cffi the frame
+        self.invoke, self.frame_argument = ((extension, int(ffi.cast("intptr_t", self.frame))) if extension
+                                            else (self.pool.lib.tf_invoke, self.frame))
         # The out array's shapes and pointers and the frame's offers, read and written as words.
         outs, frame = memoryview(ffi.buffer(self.outs)), memoryview(ffi.buffer(self.frame))
         self.offer_count = frame[ffi.offsetof("tf_frame", "offer_count"):].cast("i")
@@ -204,11 +240,12 @@ class CpuExecutable:
         stride, first = ffi.sizeof("tf_arg"), ffi.offsetof("tf_arg", "shape")
         self.fresh = [(self.outs[k], outs[k * stride + first:][:4 * rank].cast("i"), outs[k * stride:].cast("q"),
                        dtype, [], [None, None]) for k, (dtype, rank, alias) in enumerate(self.outputs) if alias is None]
-        # per output (as many as MAX_OFFERS allows): (storage, address) of its earlier outputs
+        # per output (as many as MAX_OFFERS allows): (tensor, address) of its earlier small outputs
         self.spares = [entry[4] for entry in self.fresh][:MAX_OFFERS // OFFERS_PER_OUTPUT]
         self.all_fresh = len(self.fresh) == len(self.outputs)
 
     def __call__(self, memories) -> list:
+        """The outputs for checked arguments: tensors of this backend with their inputs' dtypes and ranks."""
         lock = self.lock
         lock.acquire()  # (cheaper than a with block)
         try:
@@ -216,53 +253,104 @@ class CpuExecutable:
                 entry[0].data = memory.storage
                 if memory.shape is not entry[1]:  # a slot keeps the last shape written to it
                     _write_shape(entry, memory.shape)
-            offered = {}
-            if self.spares:
-                self._offer(offered)
-            status = self.invoke(self.frame)
-            if status:
-                if status == STOPPED_BY_CTRL_C:
-                    _interrupted()
-                raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
-            backend, fresh = self.backend, []
-            for slot, words, pointer, dtype, spares, last in self.fresh:
-                storage = offered.get(pointer[0])
-                if storage is None:
-                    storage = _new_storage(slot, pointer[0], words, spares, self.pool.lib.tf_pool_drop)
-                if words.tobytes() != last[0]:  # else the same Shape object, which inputs recognize
-                    last[:] = words.tobytes(), Shape(words)
-                fresh.append(TensorMemory(last[1], dtype, storage, backend))
-            return fresh if self.all_fresh else self._with_aliases(memories, fresh)
+            return self._run(memories)
         finally:
             lock.release()
+
+    def call_fast(self, args: tuple) -> list | None:
+        """The outputs, or None (nothing run) unless each argument is a tensor of this backend
+        with its input's dtype and rank or a numpy array the program can read in place; the
+        checked path then converts the arguments or says what is wrong with them."""
+        if len(args) != len(self.in_slots):
+            return None
+        backend, lock = self.backend, self.lock
+        lock.acquire()
+        try:
+            for entry, value in zip(self.in_slots, args):
+                kind = type(value)
+                if kind is TensorMemory or kind is SingleOutput:
+                    if value.backend is not backend or value.dtype is not entry[3]:
+                        return None
+                    shape = value.shape
+                    if shape is not entry[1]:  # the shape the slot holds was checked when written
+                        if len(shape) != entry[2]:
+                            return None
+                        _write_shape(entry, shape)
+                    entry[0].data = value.storage
+                elif not _read_in_place(value, entry):
+                    return None
+            return self._run(args)
+        finally:
+            lock.release()
+
+    def _run(self, arguments) -> list:
+        """Call the program on what the slots hold (``arguments``, for outputs that return one)."""
+        offered = self._offer()
+        status = self.invoke(self.frame_argument)
+        if status:
+            if status == STOPPED_BY_CTRL_C:
+                _interrupted()
+            raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
+        backend, fresh = self.backend, []
+        for slot, words, pointer, dtype, spares, last in self.fresh:
+            if words.tobytes() != last[0]:  # else the same Shape object, which inputs recognize
+                last[:] = words.tobytes(), Shape(words)
+            memory = offered.get(pointer[0])
+            if memory is None:
+                memory = TensorMemory(last[1], dtype, ffi.gc(slot.data, self.pool.lib.tf_pool_drop), backend)
+                if buffer_bytes(math.prod(words)) <= SPARE_BYTES:  # kept for later calls, the newest
+                    spares.append((memory, pointer[0]))
+                    del spares[:-SPARES]
+            else:  # a spare no one holds: it becomes this output (another output's spare may be of another dtype)
+                memory.shape, memory.dtype = last[1], dtype
+            fresh.append(memory)
+        return fresh if self.all_fresh else self._with_aliases(arguments, fresh)
 
     def last_execution_time(self) -> float:
         """Milliseconds the last call's native part took."""
         return self.elapsed_ns[0] / 1e6
 
-    def _offer(self, offered: dict) -> None:
-        """Offer the call the free spare storages, two per output (an intermediate buffer of the
-        same size may take one first); ``offered``: {address: storage}."""
-        offers, count = self.offers, 0
+    def _offer(self) -> dict:
+        """Offer the call the storage of spare outputs no one holds, two per output (an
+        intermediate buffer of the same size may take one first): {address: spare tensor}."""
+        offers, count, offered = self.offers, 0, {}
         for spares in self.spares:
             first = count
             for spare in spares:
-                if getrefcount(spare[0]) == 2:  # the spare and the argument: no tensor holds it
+                # Held by the spare alone (and getrefcount's argument): no tensor, view of its
+                # storage or weak reference can see the tensor's values change.
+                if getrefcount(spare[0]) == 2 and getrefcount(spare[0].storage) == 2 and not getweakrefcount(spare[0]):
                     offers[count] = spare[1]
                     offered[spare[1]] = spare[0]
                     count += 1
                     if count - first == OFFERS_PER_OUTPUT:
                         break
         self.offer_count[0] = count
+        return offered
 
-    def _with_aliases(self, memories, fresh: list) -> list:
+    def _with_aliases(self, arguments, fresh: list) -> list:
         results = []
         for _, _, alias in self.outputs:
             if alias is None:
                 results.append(fresh.pop(0))
             else:
-                results.append(memories[alias[1]] if alias[0] == "input" else results[alias[1]])
+                results.append(arguments[alias[1]] if alias[0] == "input" else results[alias[1]])
         return results
+
+
+def _read_in_place(value, entry: list) -> bool:
+    """Point the slot at a numpy array's memory if the program can read it there: C-contiguous,
+    aligned, of the input's storage dtype and rank, not empty (the caller's arguments keep it
+    alive through the call)."""
+    if type(value) is not np.ndarray or value.dtype is not entry[4] or value.ndim != entry[2]:
+        return False
+    flags = value.flags
+    if not (flags.c_contiguous and flags.aligned and 0 < value.size <= MAX_ELEMENTS):
+        return False
+    entry[0].data = ffi.from_buffer(value, require_writable=False)
+    if value.shape != entry[1]:
+        _write_shape(entry, value.shape)
+    return True
 
 
 def _write_shape(entry: list, shape: tuple) -> None:
@@ -270,16 +358,6 @@ def _write_shape(entry: list, shape: tuple) -> None:
     slot.rank = len(shape)
     slot.shape[0:len(shape)] = shape
     entry[1] = shape
-
-
-def _new_storage(slot, address: int, words, spares: list, drop):
-    """The storage of an output the program allocated: owned by Python and, if small, kept as
-    a spare to offer to later calls (the newest ones, likeliest to be free soon)."""
-    storage = ffi.gc(slot.data, drop)
-    if buffer_bytes(math.prod(words)) <= SPARE_BYTES:
-        spares.append((storage, address))
-        del spares[:-SPARES]
-    return storage
 
 
 class CpuBackend:
