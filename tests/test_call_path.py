@@ -64,7 +64,8 @@ def test_numpy_arguments_of_any_layout_give_numpy_answers(cpu):
     rng = np.random.default_rng(0)
     a, b = rng.random((6, 8), np.float32), rng.random((6, 8), np.float32)
     layouts = [(a, b), (a[::2, ::2], b[::2, ::2]), (np.asfortranarray(a), b), (a.astype(np.float64), b),
-               (a.T, b.T), (a.astype(np.float16), b), (a[:, 1:], b[:, 1:]), (a, b)]
+               (a.T, b.T), (a.astype(np.float16), b), (a[:, 1:], b[:, 1:]), (a.astype(">f4"), b),
+               (a, b.astype(np.int32)), (a, b)]
     for u, v in layouts:
         first, second = prog(u, v)
         np.testing.assert_allclose(first.numpy, u * 2 + v, rtol=1e-6)
@@ -80,6 +81,10 @@ def test_a_shared_numpy_input_is_not_what_an_output_returns(cpu):
     x[:] = 7.0  # the output that is the input itself was copied; nothing else reads x afterwards
     np.testing.assert_array_equal(same.numpy, [0, 1, 2])
     np.testing.assert_array_equal(triple.numpy, [0, 3, 6])
+    tensor = tf.tensor(x)
+    same, triple = prog(tensor)
+    assert same is tensor
+    np.testing.assert_array_equal(triple.numpy, [21, 21, 21])
 
 
 def test_held_outputs_are_never_written_over(cpu):
@@ -127,7 +132,8 @@ def test_threads_calling_one_program(cpu):
     def work(k):
         for j in range(200):
             value = float(k * 1000 + j)
-            out = prog(np.full(7, value, np.float32))
+            array = np.full(7, value, np.float32)
+            out = prog(array if j % 2 else tf.tensor(array))
             if not np.array_equal(out.numpy, np.full(7, value + 1)):
                 errors.append((k, j))
     threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
@@ -173,9 +179,9 @@ def test_an_output_seen_through_a_weak_reference_is_not_reused(cpu):
         assert out.numpy[0] < 10 and out.numpy[0] == out.numpy[1]
 
 
-def test_the_native_call_without_the_extension(cpu, monkeypatch):
+def test_the_python_call_path_without_the_extension(cpu, monkeypatch):
     from tensorfrost.backend_cpu.runtime import pool
-    monkeypatch.setattr(pool(), "invoke_extension", None)  # as where Python's headers are missing
+    monkeypatch.setattr(pool(), "fast_call", None)  # as where Python's headers are missing
     prog = tf.compile(_two_inputs)
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     for _ in range(3):
@@ -193,5 +199,16 @@ def test_the_extension_is_used_where_python_headers_exist(cpu):
     from tensorfrost.backend_cpu.runtime import pool
     if not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
         pytest.skip("no Python headers: tf_invoke is called through cffi")
-    assert pool().invoke_extension is not None
-    assert tf.compile(_add_one).executable.invoke is pool().invoke_extension
+    assert pool().fast_call is not None
+    assert tf.compile(_add_one).executable.native is not None
+
+
+def test_a_storage_layout_the_extension_cannot_read_leaves_the_python_path(cpu, monkeypatch):
+    from tensorfrost.backend_cpu import runtime
+    if runtime.pool().fast_call is None:
+        pytest.skip("no Python headers: the Python path serves every call")
+    real = runtime._storage_samples()
+    monkeypatch.setattr(runtime, "_storage_samples", lambda: ((real[0][0], real[0][1] + 64),))
+    prog = tf.compile(_add_one)
+    assert prog.executable.native is None  # as if cffi kept a pointer's address elsewhere
+    np.testing.assert_array_equal(prog(tf.tensor(np.ones(3, np.float32))).numpy, np.full(3, 2.0))

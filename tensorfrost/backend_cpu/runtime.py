@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import math
@@ -66,7 +67,7 @@ SPARES = 3  # ... at most this many per output
 MAX_OFFERS = 64  # spare storages offered to one call (as in pool.c)
 OFFERS_PER_OUTPUT = 2
 POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.c")
-INVOKE_SOURCE = os.path.join(os.path.dirname(__file__), "invoke.c")
+FAST_CALL_SOURCE = os.path.join(os.path.dirname(__file__), "fast_call.c")
 
 
 class _Pool:
@@ -87,7 +88,7 @@ class _Pool:
         if threading.current_thread() is threading.main_thread() and \
                 signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.allocator.interrupted = self.lib.tf_watch_interrupts()
-        self.invoke_extension = _invoke_extension(self.lib)
+        self.fast_call = _fast_call_module(self.lib)
 
     def own(self, ptr, count: int):
         """Return ``ptr`` (a buffer of ``count`` words) to the pool when Python drops it."""
@@ -101,26 +102,38 @@ class _Pool:
         return self.own(ptr, count)
 
 
-def _invoke_extension(lib):
-    """invoke.c's ``invoke`` bound to the pool's tf_invoke, or None where it cannot be built or
-    loaded (no Python headers, no C compiler): cffi then calls tf_invoke."""
+def _fast_call_module(lib):
+    """fast_call.c's module bound to the pool's tf_invoke, or None where it cannot be built or
+    loaded (no Python headers, no C compiler): the call path is then Python's and cffi's."""
     include = sysconfig.get_paths().get("include")
     if not include or not os.path.isfile(os.path.join(include, "Python.h")):
         return None
-    with open(INVOKE_SOURCE) as f:
+    with open(FAST_CALL_SOURCE) as f:
         source = f.read()
     # The interpreter's build in the key: two builds of one version may share a headers' path.
     build = hashlib.sha256(f"{sys.version} {sysconfig.get_config_var('EXT_SUFFIX')}".encode()).hexdigest()[:16]
     try:
-        path = build_library(f"/* for the Python build {build} */\n{source}", "tf_invoke",
+        path = build_library(f"/* for the Python build {build} */\n{source}", "tf_fast_call",
                              f"-I{shlex.quote(include)}", language="c")
-        loader = ExtensionFileLoader("_tf_invoke", path)
-        module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_tf_invoke", loader))
+        loader = ExtensionFileLoader("_tf_fast_call", path)
+        module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_tf_fast_call", loader))
         loader.exec_module(module)
     except (CompilerSetupError, CompileError, ImportError, OSError):
         return None
-    module.bind(int(ffi.cast("intptr_t", ffi.addressof(lib, "tf_invoke"))))
-    return module.invoke
+    module.bind(_address(ffi.addressof(lib, "tf_invoke")))
+    return module
+
+
+def _address(pointer) -> int:
+    return int(ffi.cast("intptr_t", pointer))
+
+
+def _storage_samples() -> tuple:
+    """A storage of each kind CPU tensors hold, with its address: blocks owned through ffi.gc,
+    numpy arrays' memory (ffi.from_buffer)."""
+    owned = ffi.gc(ffi.cast("void*", 4096), lambda _: None)
+    shared = ffi.from_buffer(np.zeros(1, np.float32), require_writable=False)
+    return tuple((sample, _address(sample)) for sample in (owned, shared))
 
 
 def _thread_count() -> int:
@@ -220,29 +233,44 @@ class CpuExecutable:
         self.error = ffi.new("char[]", ERROR_SIZE)
         self.lock = threading.Lock()
         # Programs never write their inputs: a numpy array an output does not return can be read
-        # in place. Per input: [its slot, the shape the slot holds, rank, dtype, the numpy dtype
-        # of arrays read in place (None: none are)].
+        # in place. Per input: (its slot, rank, dtype, the numpy dtype of arrays read in place or None).
         returned = {alias[1] for *_, alias in self.outputs if alias and alias[0] == "input"}
-        self.in_slots = [[self.ins[k], None, node.rank, node.dtype, node.dtype.storage
-                          if k not in returned and np.dtype(node.dtype.numpy) is node.dtype.storage else None]
+        self.in_slots = [(self.ins[k], node.rank, node.dtype, node.dtype.storage
+                          if k not in returned and np.dtype(node.dtype.numpy) is node.dtype.storage else None)
                          for k, node in enumerate(program.inputs)]
         self.frame = ffi.new("tf_frame*", {"main": ffi.cast("void*", ffi.addressof(self.lib, "tf_main")),
                                            "in": self.ins, "out": self.outs, "error": self.error,
                                            "error_size": ERROR_SIZE, "allocator": self.pool.allocator})
-        extension = self.pool.invoke_extension  # it takes the frame's address, cffi the frame
-        self.invoke, self.frame_argument = ((extension, int(ffi.cast("intptr_t", self.frame))) if extension
-                                            else (self.pool.lib.tf_invoke, self.frame))
+        self.invoke = self.pool.lib.tf_invoke
         # The out array's shapes and pointers and the frame's offers, read and written as words.
         outs, frame = memoryview(ffi.buffer(self.outs)), memoryview(ffi.buffer(self.frame))
         self.offer_count = frame[ffi.offsetof("tf_frame", "offer_count"):].cast("i")
         self.offers = frame[ffi.offsetof("tf_frame", "offers"):].cast("q")[:MAX_OFFERS]
         self.elapsed_ns = frame[ffi.offsetof("tf_frame", "elapsed_ns"):].cast("q")
         stride, first = ffi.sizeof("tf_arg"), ffi.offsetof("tf_arg", "shape")
-        self.fresh = [(self.outs[k], outs[k * stride + first:][:4 * rank].cast("i"), outs[k * stride:].cast("q"),
-                       dtype, [], [None, None]) for k, (dtype, rank, alias) in enumerate(self.outputs) if alias is None]
+        fresh = [k for k, (*_, alias) in enumerate(self.outputs) if alias is None]
+        self.fresh = [(self.outs[k], outs[k * stride + first:][:4 * self.outputs[k][1]].cast("i"),
+                       outs[k * stride:].cast("q"), self.outputs[k][0], [], [None, None]) for k in fresh]
         # per output (as many as MAX_OFFERS allows): (tensor, address) of its earlier small outputs
         self.spares = [entry[4] for entry in self.fresh][:MAX_OFFERS // OFFERS_PER_OUTPUT]
         self.all_fresh = len(self.fresh) == len(self.outputs)
+        self.native = self._native_caller(fresh)
+
+    def _native_caller(self, fresh: list):
+        """fast_call.c's caller for this program (it reads the same slots, frame and spares), or
+        None: Python's path then serves every call."""
+        module = self.pool.fast_call
+        if module is None:
+            return None
+        offsets = [ffi.offsetof("tf_frame", field) for field in ("offers", "offer_count")]
+        frame = _address(self.frame)
+        # new_output must not hold the executable: the caller (a capsule) would keep it alive for good
+        new_output = functools.partial(_new_output, self.fresh, self.pool.lib.tf_pool_drop, self.backend)
+        return module.make((frame, _address(self.ins), _address(self.outs), frame + offsets[0], frame + offsets[1],
+                            ffi.sizeof("tf_arg")), (TensorMemory, SingleOutput, np.ndarray, Shape, self.backend),
+                           tuple((dtype, rank, array_dtype) for _, rank, dtype, array_dtype in self.in_slots),
+                           tuple((entry[3], entry[4], k) for entry, k in zip(self.fresh, fresh)),
+                           _storage_samples(), new_output)
 
     def __call__(self, memories) -> list:
         """The outputs for checked arguments: tensors of this backend with their inputs' dtypes and ranks."""
@@ -251,16 +279,32 @@ class CpuExecutable:
         try:
             for entry, memory in zip(self.in_slots, memories):
                 entry[0].data = memory.storage
-                if memory.shape is not entry[1]:  # a slot keeps the last shape written to it
-                    _write_shape(entry, memory.shape)
+                _write_shape(entry[0], memory.shape)
             return self._run(memories)
         finally:
             lock.release()
 
-    def call_fast(self, args: tuple) -> list | None:
-        """The outputs, or None (nothing run) unless each argument is a tensor of this backend
-        with its input's dtype and rank or a numpy array the program can read in place; the
-        checked path then converts the arguments or says what is wrong with them."""
+    @property
+    def call_fast(self):
+        """A function of the arguments that gives the outputs when no argument needs converting,
+        else None (nothing run): fast_call.c's where it was built."""
+        return self._call_python if self.native is None else self._call_native
+
+    def _call_native(self, args: tuple) -> list | None:
+        lock = self.lock
+        lock.acquire()
+        try:
+            outputs = self.pool.fast_call.run(self.native, args)
+            if type(outputs) is int:
+                self._fail(outputs)
+        finally:
+            lock.release()
+        return outputs if outputs is None or self.all_fresh else self._with_aliases(args, outputs)
+
+    def _call_python(self, args: tuple) -> list | None:
+        """As fast_call.c's run: the outputs, or None (nothing run) unless each argument is a
+        tensor of this backend with its input's dtype and rank or a numpy array the program can
+        read in place; the checked path then converts the arguments or says what is wrong."""
         if len(args) != len(self.in_slots):
             return None
         backend, lock = self.backend, self.lock
@@ -269,14 +313,10 @@ class CpuExecutable:
             for entry, value in zip(self.in_slots, args):
                 kind = type(value)
                 if kind is TensorMemory or kind is SingleOutput:
-                    if value.backend is not backend or value.dtype is not entry[3]:
+                    if value.backend is not backend or value.dtype is not entry[2] or len(value.shape) != entry[1]:
                         return None
-                    shape = value.shape
-                    if shape is not entry[1]:  # the shape the slot holds was checked when written
-                        if len(shape) != entry[2]:
-                            return None
-                        _write_shape(entry, shape)
                     entry[0].data = value.storage
+                    _write_shape(entry[0], value.shape)
                 elif not _read_in_place(value, entry):
                     return None
             return self._run(args)
@@ -286,25 +326,23 @@ class CpuExecutable:
     def _run(self, arguments) -> list:
         """Call the program on what the slots hold (``arguments``, for outputs that return one)."""
         offered = self._offer()
-        status = self.invoke(self.frame_argument)
+        status = self.invoke(self.frame)
         if status:
-            if status == STOPPED_BY_CTRL_C:
-                _interrupted()
-            raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
-        backend, fresh = self.backend, []
-        for slot, words, pointer, dtype, spares, last in self.fresh:
-            if words.tobytes() != last[0]:  # else the same Shape object, which inputs recognize
-                last[:] = words.tobytes(), Shape(words)
-            memory = offered.get(pointer[0])
+            self._fail(status)
+        backend, drop, outputs = self.backend, self.pool.lib.tf_pool_drop, []
+        for j, entry in enumerate(self.fresh):
+            memory = offered.get(entry[2][0])
             if memory is None:
-                memory = TensorMemory(last[1], dtype, ffi.gc(slot.data, self.pool.lib.tf_pool_drop), backend)
-                if buffer_bytes(math.prod(words)) <= SPARE_BYTES:  # kept for later calls, the newest
-                    spares.append((memory, pointer[0]))
-                    del spares[:-SPARES]
-            else:  # a spare no one holds: it becomes this output (another output's spare may be of another dtype)
-                memory.shape, memory.dtype = last[1], dtype
-            fresh.append(memory)
-        return fresh if self.all_fresh else self._with_aliases(arguments, fresh)
+                memory = _new_output(self.fresh, drop, backend, j)
+            else:  # a spare no one holds (another output's may be of another dtype)
+                memory.shape, memory.dtype = _output_shape(entry[1], entry[5]), entry[3]
+            outputs.append(memory)
+        return outputs if self.all_fresh else self._with_aliases(arguments, outputs)
+
+    def _fail(self, status: int):
+        if status == STOPPED_BY_CTRL_C:
+            _interrupted()
+        raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
 
     def last_execution_time(self) -> float:
         """Milliseconds the last call's native part took."""
@@ -338,26 +376,41 @@ class CpuExecutable:
         return results
 
 
-def _read_in_place(value, entry: list) -> bool:
+def _read_in_place(value, entry: tuple) -> bool:
     """Point the slot at a numpy array's memory if the program can read it there: C-contiguous,
     aligned, of the input's storage dtype and rank, not empty (the caller's arguments keep it
     alive through the call)."""
-    if type(value) is not np.ndarray or value.dtype is not entry[4] or value.ndim != entry[2]:
+    if type(value) is not np.ndarray or value.dtype is not entry[3] or value.ndim != entry[1]:
         return False
     flags = value.flags
     if not (flags.c_contiguous and flags.aligned and 0 < value.size <= MAX_ELEMENTS):
         return False
     entry[0].data = ffi.from_buffer(value, require_writable=False)
-    if value.shape != entry[1]:
-        _write_shape(entry, value.shape)
+    _write_shape(entry[0], value.shape)
     return True
 
 
-def _write_shape(entry: list, shape: tuple) -> None:
-    slot = entry[0]
+def _write_shape(slot, shape: tuple) -> None:
     slot.rank = len(shape)
     slot.shape[0:len(shape)] = shape
-    entry[1] = shape
+
+
+def _output_shape(words, last: list) -> Shape:
+    """The Shape an output slot's words hold: the last one when they are the same."""
+    if words.tobytes() != last[0]:
+        last[:] = words.tobytes(), Shape(words)
+    return last[1]
+
+
+def _new_output(fresh: list, drop, backend, j: int) -> TensorMemory:
+    """Fresh output j over the storage the program allocated: owned by Python (``drop`` gives it
+    back to the pool) and, if small, kept as a spare to offer to later calls (the newest)."""
+    slot, words, pointer, dtype, spares, last = fresh[j]
+    memory = TensorMemory(_output_shape(words, last), dtype, ffi.gc(slot.data, drop), backend)
+    if buffer_bytes(math.prod(words)) <= SPARE_BYTES:
+        spares.append((memory, pointer[0]))
+        del spares[:-SPARES]
+    return memory
 
 
 class CpuBackend:
