@@ -6,8 +6,9 @@
  * rules as runtime.py's Python path (CpuExecutable._call_python), which stays for everything
  * this declines: it returns None, having run nothing, for any argument that is not a tensor of
  * the program's backend with its input's dtype and rank, nor a C-contiguous, aligned, non-empty
- * numpy array of its storage dtype. runtime.py builds it (cached like every library) where
- * Python's headers exist and calls it with the executable's lock held.
+ * numpy array of its storage dtype. fast_call.py builds it (cached like every library) where
+ * Python's headers exist. Calls of one program take turns on its frame through the caller's
+ * lock, which the Python path takes too (acquire/release).
  *
  * A tensor's storage is a cffi pointer object, whose address cffi does not export to C: it is
  * read at the offset cffi's CDataObject keeps it, for the storage types make() was shown with
@@ -26,21 +27,27 @@ typedef struct { PyObject_HEAD void* c_type; char* c_data; } cdata_layout; /* cf
 #define OFFERS_PER_OUTPUT 2   /* as in runtime.py */
 #define MAX_ELEMENTS 2147483647LL
 #define STORAGE_TYPES 4
+#define STOPPED_BY_CTRL_C 2   /* tf_main's status when the Ctrl-C flag stopped it */
 
 static tf_invoke_fn tf_invoke = NULL;
 static PyObject *name_shape, *name_dtype, *name_storage, *name_backend;
 
 typedef struct { PyObject* dtype; int rank; PyObject* array_dtype; } input_spec; /* array_dtype: None if not read in place */
 typedef struct { PyObject* dtype; PyObject* spares; int out_index; PyObject* last_shape; } output_spec;
+typedef struct { int kind; int index; } result_spec; /* kind: FRESH output, INPUT or earlier RESULT */
+enum { FRESH, INPUT, RESULT };
 
 typedef struct {
-    void* frame; tf_arg* in; tf_arg* out; void** offers; int* offer_count;
-    PyObject *tensor_type, *single_type, *array_type, *shape_type, *backend, *new_output;
+    void* frame; tf_arg* in; tf_arg* out; void** offers; int* offer_count; char* error; int error_size;
+    PyObject *tensor_type, *single_type, *array_type, *shape_type, *backend, *error_type, *new_output;
     PyTypeObject* storage_types[STORAGE_TYPES];
-    int input_count, output_count;
+    int input_count, output_count, result_count;
     input_spec inputs[MAX_INPUTS];
     output_spec* outputs;
-    PyObject* held; /* make()'s arguments: every borrowed object above lives in them */
+    result_spec* results;
+    PyThread_type_lock lock;
+    PyObject* held; /* make()'s arguments: every borrowed object above lives in them, and the
+                       memory of the frame and its arrays */
 } caller;
 
 static void* address_of(PyObject* number) {
@@ -198,25 +205,50 @@ static PyObject* output(caller* c, int j, PyObject** offered, int count) {
     return tensor;
 }
 
-static PyObject* outputs(caller* c, PyObject** offered, int count) {
-    PyObject* list = PyList_New(c->output_count);
-    for (int j = 0; list && j < c->output_count; j++) {
-        PyObject* tensor = output(c, j, offered, count);
+/* The program's outputs in order: fresh ones, and those that are an input or an earlier output. */
+static PyObject* results(caller* c, PyObject* args, PyObject** offered, int count) {
+    PyObject* list = PyList_New(c->result_count);
+    for (int i = 0; list && i < c->result_count; i++) {
+        result_spec* spec = &c->results[i];
+        PyObject* tensor = spec->kind == FRESH ? output(c, spec->index, offered, count)
+                           : Py_NewRef(spec->kind == INPUT ? PyTuple_GET_ITEM(args, spec->index)
+                                                           : PyList_GET_ITEM(list, spec->index));
         if (!tensor) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, j, tensor);
+        else PyList_SET_ITEM(list, i, tensor);
     }
     return list;
 }
 
-/* run(caller, args): the fresh outputs (a list), the status of a failed run (an int), or None
- * when an argument is not one this path takes (nothing run). */
-static PyObject* run(PyObject* module, PyObject* const* argv, Py_ssize_t argc) {
-    caller* c = argc == 2 ? PyCapsule_GetPointer(argv[0], "tf_caller") : NULL;
-    if (!c) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "run(caller, args)");
+/* Raise what a failed run's status says: tf_main's message, or KeyboardInterrupt after Python's
+ * handler ran (it raises it itself unless a handler of the user's replaced it). */
+static PyObject* failed(caller* c, int status) {
+    if (status == STOPPED_BY_CTRL_C) {
+        if (PyErr_CheckSignals() == 0) PyErr_SetNone(PyExc_KeyboardInterrupt);
         return NULL;
     }
-    PyObject* args = argv[1];
+    size_t length = strnlen(c->error, (size_t)c->error_size);
+    PyObject* message = PyUnicode_DecodeUTF8(c->error, (Py_ssize_t)length, "replace");
+    if (message) {
+        PyErr_SetObject(c->error_type, message);
+        Py_DECREF(message);
+    }
+    return NULL;
+}
+
+static caller* get_caller(PyObject* capsule) {
+    return PyCapsule_GetPointer(capsule, "tf_caller");
+}
+
+/* Take the caller's lock, waiting without the GIL if another thread holds it. */
+static void lock(caller* c) {
+    if (!PyThread_acquire_lock(c->lock, NOWAIT_LOCK)) {
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(c->lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+}
+
+static PyObject* run_locked(caller* c, PyObject* args) {
     if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != c->input_count) Py_RETURN_NONE;
     Py_buffer views[MAX_INPUTS];
     int viewed[MAX_INPUTS], taken = 1;
@@ -239,7 +271,7 @@ static PyObject* run(PyObject* module, PyObject* const* argv, Py_ssize_t argc) {
         Py_BEGIN_ALLOW_THREADS
         status = tf_invoke(c->frame);
         Py_END_ALLOW_THREADS
-        result = status ? PyLong_FromLong(status) : outputs(c, offered, count);
+        result = status ? failed(c, status) : results(c, args, offered, count);
     } else if (taken == 0) {
         result = Py_NewRef(Py_None);
     }
@@ -249,13 +281,48 @@ static PyObject* run(PyObject* module, PyObject* const* argv, Py_ssize_t argc) {
     return result;
 }
 
-static void free_caller(PyObject* capsule) {
-    caller* c = PyCapsule_GetPointer(capsule, "tf_caller");
-    if (!c) return;
-    for (int j = 0; j < c->output_count; j++) Py_XDECREF(c->outputs[j].last_shape);
+/* run(caller, args): the program's outputs (a list), or None when an argument is not one this
+ * path takes (nothing run); a failed run raises its error. */
+static PyObject* run(PyObject* module, PyObject* const* argv, Py_ssize_t argc) {
+    caller* c = argc == 2 ? get_caller(argv[0]) : NULL;
+    if (!c) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "run(caller, args)");
+        return NULL;
+    }
+    lock(c);
+    PyObject* result = run_locked(c, argv[1]);
+    PyThread_release_lock(c->lock);
+    return result;
+}
+
+/* acquire(caller) and release(caller): the caller's lock, for the Python path. */
+static PyObject* acquire(PyObject* module, PyObject* capsule) {
+    caller* c = get_caller(capsule);
+    if (!c) return NULL;
+    lock(c);
+    Py_RETURN_NONE;
+}
+
+static PyObject* release(PyObject* module, PyObject* capsule) {
+    caller* c = get_caller(capsule);
+    if (!c) return NULL;
+    PyThread_release_lock(c->lock);
+    Py_RETURN_NONE;
+}
+
+static void free_parts(caller* c) {
+    if (c->outputs)
+        for (int j = 0; j < c->output_count; j++) Py_XDECREF(c->outputs[j].last_shape);
     PyMem_Free(c->outputs);
+    PyMem_Free(c->results);
+    if (c->lock) PyThread_free_lock(c->lock);
     Py_XDECREF(c->held);
     PyMem_Free(c);
+}
+
+static void free_caller(PyObject* capsule) {
+    caller* c = get_caller(capsule);
+    if (c) free_parts(c);
 }
 
 /* Whether each storage type reads at cffi's offset as the address Python says it holds. */
@@ -274,7 +341,7 @@ static int check_storages(caller* c, PyObject* samples) {
     return 1;
 }
 
-static int read_specs(caller* c, PyObject* inputs, PyObject* outputs) {
+static int read_specs(caller* c, PyObject* inputs, PyObject* outputs, PyObject* results) {
     c->input_count = (int)PyTuple_GET_SIZE(inputs);
     for (int k = 0; k < c->input_count; k++) {
         input_spec* spec = &c->inputs[k];
@@ -291,43 +358,60 @@ static int read_specs(caller* c, PyObject* inputs, PyObject* outputs) {
                               &spec->out_index))
             return -1;
     }
+    c->result_count = (int)PyTuple_GET_SIZE(results);
+    c->results = PyMem_Calloc((size_t)c->result_count + 1, sizeof(result_spec));
+    if (!c->results) return -1;
+    for (int i = 0; i < c->result_count; i++) {
+        result_spec* spec = &c->results[i];
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(results, i), "ii", &spec->kind, &spec->index)) return -1;
+        int limit = spec->kind == FRESH ? c->output_count : spec->kind == INPUT ? c->input_count : i;
+        if (spec->kind < FRESH || spec->kind > RESULT || spec->index < 0 || spec->index >= limit) return 0;
+    }
     return 1;
 }
 
-/* make(addresses, types, inputs, outputs, storage_samples, new_output): a caller, or None
- * where this path cannot serve the program (too many inputs, a storage layout it cannot read).
- * addresses: (frame, in, out, offers, offer_count, sizeof(tf_arg)); types: (TensorMemory,
- * SingleOutput, numpy.ndarray, Shape, backend); inputs: per input (dtype, rank, numpy dtype or
- * None); outputs: per fresh output (dtype, its spares list, index in out). */
+/* make(addresses, types, inputs, outputs, results, storage_samples, new_output, keep): a caller,
+ * or None where this path cannot serve the program (too many inputs or outputs, a storage
+ * layout it cannot read). addresses: (frame, in, out, offers, offer_count, error, error_size,
+ * sizeof(tf_arg)); types: (TensorMemory, SingleOutput, numpy.ndarray, Shape, the backend,
+ * the error a failed check raises); inputs: per input (dtype, rank, numpy dtype or None);
+ * outputs: per fresh output (dtype, its spares list, its index in out); results: per output
+ * of the program (FRESH, j), (INPUT, k) or (RESULT, i); keep: what must live as long as the
+ * caller (the frame's memory, the program's library). */
 static PyObject* make(PyObject* module, PyObject* args) {
-    PyObject *addresses, *types, *inputs, *outputs, *samples, *new_output;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OO", &PyTuple_Type, &addresses, &PyTuple_Type, &types, &PyTuple_Type,
-                          &inputs, &PyTuple_Type, &outputs, &samples, &new_output))
+    PyObject *addresses, *types, *inputs, *outputs, *results, *samples, *new_output, *keep;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOO", &PyTuple_Type, &addresses, &PyTuple_Type, &types, &PyTuple_Type,
+                          &inputs, &PyTuple_Type, &outputs, &PyTuple_Type, &results, &samples, &new_output, &keep))
         return NULL;
-    if (PyTuple_GET_SIZE(inputs) > MAX_INPUTS || PyTuple_GET_SIZE(outputs) > MAX_OFFERS / OFFERS_PER_OUTPUT)
+    if (PyTuple_GET_SIZE(inputs) > MAX_INPUTS || PyTuple_GET_SIZE(outputs) > MAX_OFFERS / OFFERS_PER_OUTPUT || !tf_invoke)
         Py_RETURN_NONE;
     caller* c = PyMem_Calloc(1, sizeof(caller));
     if (!c) return PyErr_NoMemory();
-    PyObject *frame, *in, *out, *offers, *offer_count, *capsule = NULL;
+    PyObject *frame, *in, *out, *offers, *offer_count, *error;
     long long arg_size;
-    int ok = PyArg_ParseTuple(addresses, "OOOOOL", &frame, &in, &out, &offers, &offer_count, &arg_size)
-             && PyArg_ParseTuple(types, "OOOOO", &c->tensor_type, &c->single_type, &c->array_type, &c->shape_type,
-                                 &c->backend);
+    int ok = PyArg_ParseTuple(addresses, "OOOOOOiL", &frame, &in, &out, &offers, &offer_count, &error,
+                              &c->error_size, &arg_size)
+             && PyArg_ParseTuple(types, "OOOOOO", &c->tensor_type, &c->single_type, &c->array_type, &c->shape_type,
+                                 &c->backend, &c->error_type);
     ok = ok && (c->frame = address_of(frame)) && (c->in = address_of(in)) && (c->out = address_of(out))
-         && (c->offers = address_of(offers)) && (c->offer_count = address_of(offer_count)) ? 1 : -1;
-    if (ok == 1 && arg_size != (long long)sizeof(tf_arg)) ok = 0;
-    if (ok == 1) ok = read_specs(c, inputs, outputs);
+         && (c->offers = address_of(offers)) && (c->offer_count = address_of(offer_count))
+         && (c->error = address_of(error)) ? 1 : -1;
+    if (ok == 1 && (arg_size != (long long)sizeof(tf_arg) || c->error_size <= 0)) ok = 0;
+    if (ok == 1) ok = read_specs(c, inputs, outputs, results);
     if (ok == 1) ok = check_storages(c, samples);
-    if (ok == 1 && tf_invoke) {
+    if (ok == 1 && !(c->lock = PyThread_allocate_lock())) ok = -1;
+    PyObject* capsule = NULL;
+    if (ok == 1) {
         c->new_output = new_output;
-        c->held = Py_BuildValue("(OOOOOO)", addresses, types, inputs, outputs, samples, new_output);
+        c->held = Py_BuildValue("(OOOOOOOO)", addresses, types, inputs, outputs, results, samples, new_output, keep);
         capsule = c->held ? PyCapsule_New(c, "tf_caller", free_caller) : NULL;
         if (capsule) return capsule;
     }
-    Py_XDECREF(c->held);
-    PyMem_Free(c->outputs);
-    PyMem_Free(c);
-    if (ok < 0 || PyErr_Occurred()) return NULL;
+    free_parts(c);
+    if (ok < 0 || PyErr_Occurred()) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -342,7 +426,9 @@ static PyObject* bind(PyObject* module, PyObject* address) {
 static PyMethodDef methods[] = {
     {"bind", bind, METH_O, "bind(address): the address of pool.c's tf_invoke"},
     {"make", make, METH_VARARGS, "make(...): a caller for one program (see fast_call.c)"},
-    {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "run(caller, args): the outputs, a status or None"},
+    {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "run(caller, args): the outputs, or None"},
+    {"acquire", acquire, METH_O, "acquire(caller): take the caller's lock (the Python path's turn)"},
+    {"release", release, METH_O, "release(caller): give the caller's lock back"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.util
 import math
 import os
 import re
-import shlex
 import signal
-import sys
-import sysconfig
 import threading
 import weakref
-from importlib.machinery import ExtensionFileLoader
 from sys import getrefcount
 from weakref import getweakrefcount
 
@@ -28,6 +22,9 @@ from ..ir.ops import INPUT, KERNEL
 from ..runtime import MAX_ELEMENTS, Shape, SingleOutput, TensorMemory
 from .compiler import CompilerSetupError, build_library, unit_count
 from .emit_cpp import CppProgram
+from .fast_call import load as load_fast_call
+from .fast_call import start_build as start_fast_call_build
+from .fast_call import wait_for_build as wait_for_fast_call_build
 
 # Kernels run on pool.c's threads; OpenMP's remain for code without them (codegen mode's
 # kernels) and they spin for a while before sleeping. GCC's default (300,000 spins, ~0.3 ms)
@@ -65,9 +62,9 @@ MAX_RANK = 8
 SPARE_BYTES = 1 << 20  # outputs up to this size keep their storage for the program's next calls
 SPARES = 3  # ... at most this many per output
 MAX_OFFERS = 64  # spare storages offered to one call (as in pool.c)
+OUTPUT_KINDS = {None: 0, "input": 1, "output": 2}  # fast_call.c's FRESH, INPUT, RESULT: an alias's kind
 OFFERS_PER_OUTPUT = 2
 POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.c")
-FAST_CALL_SOURCE = os.path.join(os.path.dirname(__file__), "fast_call.c")
 
 
 class _Pool:
@@ -88,7 +85,11 @@ class _Pool:
         if threading.current_thread() is threading.main_thread() and \
                 signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.allocator.interrupted = self.lib.tf_watch_interrupts()
-        self.fast_call = _fast_call_module(self.lib)
+
+    @functools.cached_property
+    def fast_call(self):
+        """fast_call.c's module, or None (see fast_call.py)."""
+        return load_fast_call(_address(ffi.addressof(self.lib, "tf_invoke")))
 
     def own(self, ptr, count: int):
         """Return ``ptr`` (a buffer of ``count`` words) to the pool when Python drops it."""
@@ -100,28 +101,6 @@ class _Pool:
         if ptr == ffi.NULL:
             raise MemoryError(f"out of memory allocating {size} bytes")
         return self.own(ptr, count)
-
-
-def _fast_call_module(lib):
-    """fast_call.c's module bound to the pool's tf_invoke, or None where it cannot be built or
-    loaded (no Python headers, no C compiler): the call path is then Python's and cffi's."""
-    include = sysconfig.get_paths().get("include")
-    if not include or not os.path.isfile(os.path.join(include, "Python.h")):
-        return None
-    with open(FAST_CALL_SOURCE) as f:
-        source = f.read()
-    # The interpreter's build in the key: two builds of one version may share a headers' path.
-    build = hashlib.sha256(f"{sys.version} {sysconfig.get_config_var('EXT_SUFFIX')}".encode()).hexdigest()[:16]
-    try:
-        path = build_library(f"/* for the Python build {build} */\n{source}", "tf_fast_call",
-                             f"-I{shlex.quote(include)}", language="c")
-        loader = ExtensionFileLoader("_tf_fast_call", path)
-        module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_tf_fast_call", loader))
-        loader.exec_module(module)
-    except (CompilerSetupError, CompileError, ImportError, OSError):
-        return None
-    module.bind(_address(ffi.addressof(lib, "tf_invoke")))
-    return module
 
 
 def _address(pointer) -> int:
@@ -209,10 +188,11 @@ class CpuExecutable:
     def __init__(self, backend, program, source: CppProgram, library_path: str, lib=None):
         self.backend = backend
         self.lib = ffi.dlopen(library_path) if lib is None else lib
-        # Unmapped when the program is dropped: only this object calls into the library, and
-        # no call can be running once it is unreachable (buffers belong to the pool's library).
-        # Not at exit, when OpenMP threads may still be winding down.
-        weakref.finalize(self, _unload, self.lib).atexit = False
+        # Unmapped when the program is dropped: only this object and its native caller call
+        # into the library, and no call can be running once both are unreachable (buffers
+        # belong to the pool's library). Not at exit, when OpenMP threads may still be winding down.
+        self.library_holder = _LibraryHolder()
+        weakref.finalize(self.library_holder, _unload, self.lib).atexit = False
         self.library_path = library_path
         self.kernel_sources = source.kernel_sources
         self.main_source = source.main_source
@@ -255,22 +235,29 @@ class CpuExecutable:
         self.spares = [entry[4] for entry in self.fresh][:MAX_OFFERS // OFFERS_PER_OUTPUT]
         self.all_fresh = len(self.fresh) == len(self.outputs)
         self.native = self._native_caller(fresh)
+        if self.native is not None:  # one lock for both paths, as they share the frame
+            self.lock = _CallerLock(self.pool.fast_call, self.native)
 
     def _native_caller(self, fresh: list):
         """fast_call.c's caller for this program (it reads the same slots, frame and spares), or
-        None: Python's path then serves every call."""
+        None: Python's path then serves every call. It must not hold the executable (a capsule
+        is no garbage collector's container, so a cycle through it would never be freed)."""
         module = self.pool.fast_call
         if module is None:
             return None
         offsets = [ffi.offsetof("tf_frame", field) for field in ("offers", "offer_count")]
         frame = _address(self.frame)
-        # new_output must not hold the executable: the caller (a capsule) would keep it alive for good
-        new_output = functools.partial(_new_output, self.fresh, self.pool.lib.tf_pool_drop, self.backend)
-        return module.make((frame, _address(self.ins), _address(self.outs), frame + offsets[0], frame + offsets[1],
-                            ffi.sizeof("tf_arg")), (TensorMemory, SingleOutput, np.ndarray, Shape, self.backend),
-                           tuple((dtype, rank, array_dtype) for _, rank, dtype, array_dtype in self.in_slots),
-                           tuple((entry[3], entry[4], k) for entry, k in zip(self.fresh, fresh)),
-                           _storage_samples(), new_output)
+        fresh_index = {k: j for j, k in enumerate(fresh)}
+        results = [(OUTPUT_KINDS[None], fresh_index[k]) if alias is None else (OUTPUT_KINDS[alias[0]], alias[1])
+                   for k, (*_, alias) in enumerate(self.outputs)]
+        return module.make(
+            (frame, _address(self.ins), _address(self.outs), frame + offsets[0], frame + offsets[1],
+             _address(self.error), ERROR_SIZE, ffi.sizeof("tf_arg")),
+            (TensorMemory, SingleOutput, np.ndarray, Shape, self.backend, RuntimeCheckError),
+            tuple((dtype, rank, array_dtype) for _, rank, dtype, array_dtype in self.in_slots),
+            tuple((entry[3], entry[4], k) for entry, k in zip(self.fresh, fresh)), tuple(results),
+            _storage_samples(), functools.partial(_new_output, self.fresh, self.pool.lib.tf_pool_drop, self.backend),
+            (self.frame, self.ins, self.outs, self.error, self.library_holder))
 
     def __call__(self, memories) -> list:
         """The outputs for checked arguments: tensors of this backend with their inputs' dtypes and ranks."""
@@ -288,18 +275,9 @@ class CpuExecutable:
     def call_fast(self):
         """A function of the arguments that gives the outputs when no argument needs converting,
         else None (nothing run): fast_call.c's where it was built."""
-        return self._call_python if self.native is None else self._call_native
-
-    def _call_native(self, args: tuple) -> list | None:
-        lock = self.lock
-        lock.acquire()
-        try:
-            outputs = self.pool.fast_call.run(self.native, args)
-            if type(outputs) is int:
-                self._fail(outputs)
-        finally:
-            lock.release()
-        return outputs if outputs is None or self.all_fresh else self._with_aliases(args, outputs)
+        if self.native is None:
+            return self._call_python
+        return functools.partial(self.pool.fast_call.run, self.native)
 
     def _call_python(self, args: tuple) -> list | None:
         """As fast_call.c's run: the outputs, or None (nothing run) unless each argument is a
@@ -340,7 +318,7 @@ class CpuExecutable:
         return outputs if self.all_fresh else self._with_aliases(arguments, outputs)
 
     def _fail(self, status: int):
-        if status == STOPPED_BY_CTRL_C:
+        if status == STOPPED_BY_CTRL_C:  # (fast_call.c's failed() says the same)
             _interrupted()
         raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
 
@@ -374,6 +352,20 @@ class CpuExecutable:
             else:
                 results.append(arguments[alias[1]] if alias[0] == "input" else results[alias[1]])
         return results
+
+
+class _LibraryHolder:
+    """Keeps a program's library loaded while it lives (see CpuExecutable)."""
+
+
+class _CallerLock:
+    """fast_call.c's lock of a program's caller, for the Python path's calls."""
+
+    __slots__ = ("acquire", "release")
+
+    def __init__(self, module, caller):
+        self.acquire = functools.partial(module.acquire, caller)
+        self.release = functools.partial(module.release, caller)
 
 
 def _read_in_place(value, entry: tuple) -> bool:
@@ -452,6 +444,7 @@ class CpuBackend:
     def build(self, program, options) -> CpuExecutable:
         source = CppProgram(program)
         units = source.units(unit_count(source.cost))
+        start_fast_call_build()  # beside this program's g++ run, the first time
         try:
             path = build_library(units, program.name, options.compiler_flags)
         except CompilerSetupError:
@@ -461,6 +454,8 @@ class CpuBackend:
             if options.compiler_flags:
                 log = f"(compiled with your flags {options.compiler_flags!r}: check them first)\n{log}"
             raise _rejected(program, log) from None
+        finally:
+            wait_for_fast_call_build()  # its compiler's processes never outlive this call
         lib = load_library(path, lambda: build_library(units, program.name, options.compiler_flags, rebuild=True))
         return CpuExecutable(self, program, source, path, lib)
 
