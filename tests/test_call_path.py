@@ -30,6 +30,12 @@ def _two_dtypes():
     return [x + 1.0, tf.int(x) * 2]
 
 
+def _twice():
+    x = tf.input([-1], tf.float32)
+    y = x * 2.0
+    return [y, y]
+
+
 def _identity():
     x = tf.input([-1], tf.float32)
     return [x, x * 3.0]
@@ -85,6 +91,9 @@ def test_a_shared_numpy_input_is_not_what_an_output_returns(cpu):
     same, triple = prog(tensor)
     assert same is tensor
     np.testing.assert_array_equal(triple.numpy, [21, 21, 21])
+    first, second = tf.compile(_twice)(tensor)
+    assert first is second
+    np.testing.assert_array_equal(first.numpy, [14, 14, 14])
 
 
 def test_held_outputs_are_never_written_over(cpu):
@@ -120,8 +129,10 @@ def test_a_failed_run_leaves_the_program_usable(cpu):
     prog = tf.compile(_two_inputs)
     ok = np.ones((2, 3), np.float32)
     np.testing.assert_array_equal(prog(ok, ok)[0].numpy, np.full((2, 3), 3.0))
-    with pytest.raises(TensorFrostError):
+    with pytest.raises(TensorFrostError, match=r"shape\[0\] is 3 but must equal .*shape\[0\], which is 2"):
         prog(ok, np.ones((3, 3), np.float32))
+    with pytest.raises(TensorFrostError, match=r"shape\[0\] is 3 but must equal .*shape\[0\], which is 2"):
+        prog(tf.tensor(ok), tf.tensor(np.ones((3, 3), np.float32)))
     np.testing.assert_array_equal(prog(ok, ok)[0].numpy, np.full((2, 3), 3.0))
 
 
@@ -133,7 +144,7 @@ def test_threads_calling_one_program(cpu):
         for j in range(200):
             value = float(k * 1000 + j)
             array = np.full(7, value, np.float32)
-            out = prog(array if j % 2 else tf.tensor(array))
+            out = prog([array, tf.tensor(array), array.astype(np.float64)][j % 3])  # the last: the checked path
             if not np.array_equal(out.numpy, np.full(7, value + 1)):
                 errors.append((k, j))
     threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
@@ -212,3 +223,12 @@ def test_a_storage_layout_the_extension_cannot_read_leaves_the_python_path(cpu, 
     prog = tf.compile(_add_one)
     assert prog.executable.native is None  # as if cffi kept a pointer's address elsewhere
     np.testing.assert_array_equal(prog(tf.tensor(np.ones(3, np.float32))).numpy, np.full(3, 2.0))
+
+
+def test_a_programs_fast_call_outlives_the_program(cpu):
+    prog = tf.compile(_add_one)
+    call = prog.executable.call_fast
+    del prog
+    gc.collect()
+    for _ in range(3):
+        np.testing.assert_array_equal(call((np.ones(3, np.float32),))[0].numpy, np.full(3, 2.0))
