@@ -14,7 +14,7 @@ from .ir.interpreter import run as interpret
 from .ir.node import clone_program
 from .ir.printer import format_program
 from .opt.pipeline import compile_program
-from .runtime import MAX_ELEMENTS, MEMORY_TYPES, SingleOutput, TensorMemory, as_array
+from .runtime import MEMORY_TYPES, SingleOutput, TensorMemory, as_array
 from .tracing.trace import trace
 
 
@@ -41,10 +41,6 @@ class TensorProgram:
         traced.max_buffers = getattr(self.backend, "max_buffers", None)
         self.program, self.pass_times = compile_program(traced)
         self.executable = self.backend.build(self.program, devices.build_options())
-        # per input: (rank, dtype, the numpy dtype of arrays shared without a copy, or None)
-        shared = getattr(self.executable, "shareable_inputs", ())
-        self._accepts = [(rank, dtype, dtype.storage if k in shared and np.dtype(dtype.numpy) is dtype.storage
-                          else None) for k, (rank, dtype) in enumerate(self.input_nodes)]
         self._timed_by_backend = hasattr(self.executable, "last_execution_time")
         self._plain = not (self.printed or self.returns_one_list or self.returns_tuple)  # one tensor out
         self.compile_time = time.perf_counter() - start
@@ -52,15 +48,10 @@ class TensorProgram:
     # -- calling -----------------------------------------------------------------------------
 
     def __call__(self, *args):
-        memories = self._fast_arguments(args)
-        if memories is None:
-            memories = self._checked_arguments(args)
-        if self._timed_by_backend:
-            outputs = self.executable(memories)
-        else:
-            start = perf_counter()
-            outputs = self.executable(memories)
-            self._run_time = (start, perf_counter())
+        call_fast = self._call_fast
+        outputs = call_fast(args) if call_fast is not None else self._call_with_tensors(args)
+        if outputs is None:
+            outputs = self._run(self._checked_arguments(args))
         if self._plain:
             return outputs[0]
         if self.printed:
@@ -70,29 +61,32 @@ class TensorProgram:
             return SingleOutput(single.shape, single.dtype, single.storage, single.backend)
         return tuple(outputs) if self.returns_tuple else outputs[0]
 
-    def _fast_arguments(self, args: tuple) -> tuple | list | None:
-        """The arguments as tensors when each is one of this backend with the input's dtype and
-        rank, or a numpy array the backend can read in place (C-contiguous, aligned, of the
-        storage dtype, not empty); None sends the call through the checked path."""
-        if len(args) != len(self._accepts):
+    @functools.cached_property
+    def _call_fast(self):
+        """The backend's own fast path, or None: it gives the outputs for arguments that need
+        no conversion (the cpu backend's also reads numpy arrays in place), else None."""
+        return getattr(self.executable, "call_fast", None)
+
+    def _call_with_tensors(self, args: tuple) -> list | None:
+        """The outputs when each argument is a tensor of this backend with its input's dtype and
+        rank; else None (nothing run)."""
+        if len(args) != len(self.input_nodes):
             return None
-        backend, memories = self.backend, args
-        for k, (rank, dtype, shared) in enumerate(self._accepts):
-            value = args[k]
+        backend = self.backend
+        for (rank, dtype), value in zip(self.input_nodes, args):
             kind = type(value)
-            if kind is TensorMemory or kind is SingleOutput:
-                if value.backend is not backend or value.dtype is not dtype or len(value.shape) != rank:
-                    return None
-                continue
-            if kind is not np.ndarray or value.dtype is not shared or value.ndim != rank:
+            if (kind is not TensorMemory and kind is not SingleOutput) or value.backend is not backend \
+                    or value.dtype is not dtype or len(value.shape) != rank:
                 return None
-            flags = value.flags
-            if not (flags.c_contiguous and flags.aligned and 0 < value.size <= MAX_ELEMENTS):
-                return None
-            if memories is args:
-                memories = list(args)
-            memories[k] = backend.share(value, dtype)
-        return memories
+        return self._run(args)
+
+    def _run(self, memories) -> list:
+        if self._timed_by_backend:
+            return self.executable(memories)
+        start = perf_counter()
+        outputs = self.executable(memories)
+        self._run_time = (start, perf_counter())
+        return outputs
 
     def _checked_arguments(self, args) -> list:
         if any(type(a) not in MEMORY_TYPES and hasattr(a, "_program_arguments") for a in args):

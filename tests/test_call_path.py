@@ -5,6 +5,7 @@ error, and no output is ever written over while something can still read it."""
 
 import gc
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -22,6 +23,17 @@ def _two_inputs():
     a = tf.input([-1, -1], tf.float32)
     b = tf.input([-1, -1], tf.float32)
     return [a * 2.0 + b, a - b]
+
+
+def _two_dtypes():
+    x = tf.input([-1], tf.float32)
+    return [x + 1.0, tf.int(x) * 2]
+
+
+def _twice():
+    x = tf.input([-1], tf.float32)
+    y = x * 2.0
+    return [y, y]
 
 
 def _identity():
@@ -58,7 +70,8 @@ def test_numpy_arguments_of_any_layout_give_numpy_answers(cpu):
     rng = np.random.default_rng(0)
     a, b = rng.random((6, 8), np.float32), rng.random((6, 8), np.float32)
     layouts = [(a, b), (a[::2, ::2], b[::2, ::2]), (np.asfortranarray(a), b), (a.astype(np.float64), b),
-               (a.T, b.T), (a.astype(np.float16), b), (a[:, 1:], b[:, 1:]), (a, b)]
+               (a.T, b.T), (a.astype(np.float16), b), (a[:, 1:], b[:, 1:]), (a.astype(">f4"), b),
+               (a, b.astype(np.int32)), (a, b)]
     for u, v in layouts:
         first, second = prog(u, v)
         np.testing.assert_allclose(first.numpy, u * 2 + v, rtol=1e-6)
@@ -74,6 +87,13 @@ def test_a_shared_numpy_input_is_not_what_an_output_returns(cpu):
     x[:] = 7.0  # the output that is the input itself was copied; nothing else reads x afterwards
     np.testing.assert_array_equal(same.numpy, [0, 1, 2])
     np.testing.assert_array_equal(triple.numpy, [0, 3, 6])
+    tensor = tf.tensor(x)
+    same, triple = prog(tensor)
+    assert same is tensor
+    np.testing.assert_array_equal(triple.numpy, [21, 21, 21])
+    first, second = tf.compile(_twice)(tensor)
+    assert first is second
+    np.testing.assert_array_equal(first.numpy, [14, 14, 14])
 
 
 def test_held_outputs_are_never_written_over(cpu):
@@ -109,8 +129,10 @@ def test_a_failed_run_leaves_the_program_usable(cpu):
     prog = tf.compile(_two_inputs)
     ok = np.ones((2, 3), np.float32)
     np.testing.assert_array_equal(prog(ok, ok)[0].numpy, np.full((2, 3), 3.0))
-    with pytest.raises(TensorFrostError):
+    with pytest.raises(TensorFrostError, match=r"shape\[0\] is 3 but must equal .*shape\[0\], which is 2"):
         prog(ok, np.ones((3, 3), np.float32))
+    with pytest.raises(TensorFrostError, match=r"shape\[0\] is 3 but must equal .*shape\[0\], which is 2"):
+        prog(tf.tensor(ok), tf.tensor(np.ones((3, 3), np.float32)))
     np.testing.assert_array_equal(prog(ok, ok)[0].numpy, np.full((2, 3), 3.0))
 
 
@@ -121,7 +143,8 @@ def test_threads_calling_one_program(cpu):
     def work(k):
         for j in range(200):
             value = float(k * 1000 + j)
-            out = prog(np.full(7, value, np.float32))
+            array = np.full(7, value, np.float32)
+            out = prog([array, tf.tensor(array), array.astype(np.float64)][j % 3])  # the last: the checked path
             if not np.array_equal(out.numpy, np.full(7, value + 1)):
                 errors.append((k, j))
     threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
@@ -141,3 +164,71 @@ def test_spare_outputs_go_back_to_the_pool_with_the_program(cpu):
     del prog
     gc.collect()
     assert tf.allocated_memory() - tf.unused_allocated_memory() < before
+
+
+def test_outputs_dropped_in_any_order_keep_their_values_and_dtypes(cpu):
+    prog = tf.compile(_two_dtypes)  # outputs of one size: either may land in the other's old storage
+    kept = []
+    for k in range(12):
+        first, second = prog(np.full(3, k, np.float32))
+        assert (first.dtype, second.dtype) == (tf.float32, tf.int32)
+        np.testing.assert_array_equal(first.numpy, np.full(3, k + 1.0))
+        np.testing.assert_array_equal(second.numpy, np.full(3, 2 * k))
+        kept.append(first if k % 3 else second)  # drop one, the other, or both
+    for k, out in enumerate(kept):
+        np.testing.assert_array_equal(out.numpy, np.full(3, k + 1.0) if k % 3 else np.full(3, 2 * k))
+
+
+def test_an_output_seen_through_a_weak_reference_is_not_reused(cpu):
+    prog = tf.compile(_add_one)
+    seen = weakref.WeakSet()
+    for k in range(6):
+        seen.add(prog(np.full(2, k, np.float32)))
+    for k in range(20):
+        np.testing.assert_array_equal(prog(np.full(2, 100 + k, np.float32)).numpy, np.full(2, 101 + k))
+    for out in list(seen):  # those still alive have the values they were returned with
+        assert out.numpy[0] < 10 and out.numpy[0] == out.numpy[1]
+
+
+def test_the_python_call_path_without_the_extension(cpu, monkeypatch):
+    from tensorfrost.backend_cpu.runtime import pool
+    monkeypatch.setattr(pool(), "fast_call", None)  # as where Python's headers are missing
+    prog = tf.compile(_two_inputs)
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for _ in range(3):
+        first, second = prog(a, tf.tensor(a))
+        np.testing.assert_array_equal(first.numpy, a * 3)
+        np.testing.assert_array_equal(second.numpy, np.zeros((2, 3)))
+    with pytest.raises(TensorFrostError):
+        prog(a, np.ones((3, 3), np.float32))
+
+
+def test_the_extension_is_used_where_python_headers_exist(cpu):
+    import os
+    import sysconfig
+
+    from tensorfrost.backend_cpu.runtime import pool
+    if not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+        pytest.skip("no Python headers: tf_invoke is called through cffi")
+    assert pool().fast_call is not None
+    assert tf.compile(_add_one).executable.native is not None
+
+
+def test_a_storage_layout_the_extension_cannot_read_leaves_the_python_path(cpu, monkeypatch):
+    from tensorfrost.backend_cpu import runtime
+    if runtime.pool().fast_call is None:
+        pytest.skip("no Python headers: the Python path serves every call")
+    real = runtime._storage_samples()
+    monkeypatch.setattr(runtime, "_storage_samples", lambda: ((real[0][0], real[0][1] + 64),))
+    prog = tf.compile(_add_one)
+    assert prog.executable.native is None  # as if cffi kept a pointer's address elsewhere
+    np.testing.assert_array_equal(prog(tf.tensor(np.ones(3, np.float32))).numpy, np.full(3, 2.0))
+
+
+def test_a_programs_fast_call_outlives_the_program(cpu):
+    prog = tf.compile(_add_one)
+    call = prog.executable.call_fast
+    del prog
+    gc.collect()
+    for _ in range(3):
+        np.testing.assert_array_equal(call((np.ones(3, np.float32),))[0].numpy, np.full(3, 2.0))

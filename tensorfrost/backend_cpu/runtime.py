@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -9,6 +10,7 @@ import signal
 import threading
 import weakref
 from sys import getrefcount
+from weakref import getweakrefcount
 
 import numpy as np
 from cffi import FFI
@@ -17,9 +19,12 @@ from ..ir import dtypes as dt
 from ..ir.errors import CompileError, RuntimeCheckError, generated_code_rejected
 from ..ir.node import walk
 from ..ir.ops import INPUT, KERNEL
-from ..runtime import Shape, TensorMemory
+from ..runtime import MAX_ELEMENTS, Shape, SingleOutput, TensorMemory
 from .compiler import CompilerSetupError, build_library, unit_count
 from .emit_cpp import CppProgram
+from .fast_call import load as load_fast_call
+from .fast_call import start_build as start_fast_call_build
+from .fast_call import wait_for_build as wait_for_fast_call_build
 
 # Kernels run on pool.c's threads; OpenMP's remain for code without them (codegen mode's
 # kernels) and they spin for a while before sleeping. GCC's default (300,000 spins, ~0.3 ms)
@@ -57,6 +62,7 @@ MAX_RANK = 8
 SPARE_BYTES = 1 << 20  # outputs up to this size keep their storage for the program's next calls
 SPARES = 3  # ... at most this many per output
 MAX_OFFERS = 64  # spare storages offered to one call (as in pool.c)
+OUTPUT_KINDS = {None: 0, "input": 1, "output": 2}  # fast_call.c's FRESH, INPUT, RESULT: an alias's kind
 OFFERS_PER_OUTPUT = 2
 POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.c")
 
@@ -80,6 +86,11 @@ class _Pool:
                 signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.allocator.interrupted = self.lib.tf_watch_interrupts()
 
+    @functools.cached_property
+    def fast_call(self):
+        """fast_call.c's module, or None (see fast_call.py)."""
+        return load_fast_call(_address(ffi.addressof(self.lib, "tf_invoke")))
+
     def own(self, ptr, count: int):
         """Return ``ptr`` (a buffer of ``count`` words) to the pool when Python drops it."""
         return ffi.gc(ptr, self.lib.tf_pool_release, size=buffer_bytes(count))
@@ -90,6 +101,18 @@ class _Pool:
         if ptr == ffi.NULL:
             raise MemoryError(f"out of memory allocating {size} bytes")
         return self.own(ptr, count)
+
+
+def _address(pointer) -> int:
+    return int(ffi.cast("intptr_t", pointer))
+
+
+def _storage_samples() -> tuple:
+    """A storage of each kind CPU tensors hold, with its address: blocks owned through ffi.gc,
+    numpy arrays' memory (ffi.from_buffer)."""
+    owned = ffi.gc(ffi.cast("void*", 4096), lambda _: None)
+    shared = ffi.from_buffer(np.zeros(1, np.float32), require_writable=False)
+    return tuple((sample, _address(sample)) for sample in (owned, shared))
 
 
 def _thread_count() -> int:
@@ -165,10 +188,11 @@ class CpuExecutable:
     def __init__(self, backend, program, source: CppProgram, library_path: str, lib=None):
         self.backend = backend
         self.lib = ffi.dlopen(library_path) if lib is None else lib
-        # Unmapped when the program is dropped: only this object calls into the library, and
-        # no call can be running once it is unreachable (buffers belong to the pool's library).
-        # Not at exit, when OpenMP threads may still be winding down.
-        weakref.finalize(self, _unload, self.lib).atexit = False
+        # Unmapped when the program is dropped: only this object and its native caller call
+        # into the library, and no call can be running once both are unreachable (buffers
+        # belong to the pool's library). Not at exit, when OpenMP threads may still be winding down.
+        self.library_holder = _LibraryHolder()
+        weakref.finalize(self.library_holder, _unload, self.lib).atexit = False
         self.library_path = library_path
         self.kernel_sources = source.kernel_sources
         self.main_source = source.main_source
@@ -188,98 +212,197 @@ class CpuExecutable:
         self.outs = ffi.new("tf_arg[]", max(len(outputs), 1))
         self.error = ffi.new("char[]", ERROR_SIZE)
         self.lock = threading.Lock()
-        # programs never write their inputs: a numpy array an output does not return can be read in place
+        # Programs never write their inputs: a numpy array an output does not return can be read
+        # in place. Per input: (its slot, rank, dtype, the numpy dtype of arrays read in place or None).
         returned = {alias[1] for *_, alias in self.outputs if alias and alias[0] == "input"}
-        self.shareable_inputs = set(range(len(program.inputs))) - returned
+        self.in_slots = [(self.ins[k], node.rank, node.dtype, node.dtype.storage
+                          if k not in returned and np.dtype(node.dtype.numpy) is node.dtype.storage else None)
+                         for k, node in enumerate(program.inputs)]
         self.frame = ffi.new("tf_frame*", {"main": ffi.cast("void*", ffi.addressof(self.lib, "tf_main")),
                                            "in": self.ins, "out": self.outs, "error": self.error,
                                            "error_size": ERROR_SIZE, "allocator": self.pool.allocator})
         self.invoke = self.pool.lib.tf_invoke
-        self.in_slots = [[self.ins[k], None] for k in range(len(program.inputs))]  # a slot, the shape it holds
         # The out array's shapes and pointers and the frame's offers, read and written as words.
         outs, frame = memoryview(ffi.buffer(self.outs)), memoryview(ffi.buffer(self.frame))
         self.offer_count = frame[ffi.offsetof("tf_frame", "offer_count"):].cast("i")
         self.offers = frame[ffi.offsetof("tf_frame", "offers"):].cast("q")[:MAX_OFFERS]
         self.elapsed_ns = frame[ffi.offsetof("tf_frame", "elapsed_ns"):].cast("q")
         stride, first = ffi.sizeof("tf_arg"), ffi.offsetof("tf_arg", "shape")
-        self.fresh = [(self.outs[k], outs[k * stride + first:][:4 * rank].cast("i"), outs[k * stride:].cast("q"),
-                       dtype, [], [None, None]) for k, (dtype, rank, alias) in enumerate(self.outputs) if alias is None]
-        # per output (as many as MAX_OFFERS allows): (storage, address) of its earlier outputs
+        fresh = [k for k, (*_, alias) in enumerate(self.outputs) if alias is None]
+        self.fresh = [(self.outs[k], outs[k * stride + first:][:4 * self.outputs[k][1]].cast("i"),
+                       outs[k * stride:].cast("q"), self.outputs[k][0], [], [None, None]) for k in fresh]
+        # per output (as many as MAX_OFFERS allows): (tensor, address) of its earlier small outputs
         self.spares = [entry[4] for entry in self.fresh][:MAX_OFFERS // OFFERS_PER_OUTPUT]
         self.all_fresh = len(self.fresh) == len(self.outputs)
+        self.native = self._native_caller(fresh)
+        if self.native is not None:  # one lock for both paths, as they share the frame
+            self.lock = _CallerLock(self.pool.fast_call, self.native)
+
+    def _native_caller(self, fresh: list):
+        """fast_call.c's caller for this program (it reads the same slots, frame and spares), or
+        None: Python's path then serves every call. It must not hold the executable (a capsule
+        is no garbage collector's container, so a cycle through it would never be freed)."""
+        module = self.pool.fast_call
+        if module is None:
+            return None
+        offsets = [ffi.offsetof("tf_frame", field) for field in ("offers", "offer_count")]
+        frame = _address(self.frame)
+        fresh_index = {k: j for j, k in enumerate(fresh)}
+        results = [(OUTPUT_KINDS[None], fresh_index[k]) if alias is None else (OUTPUT_KINDS[alias[0]], alias[1])
+                   for k, (*_, alias) in enumerate(self.outputs)]
+        return module.make(
+            (frame, _address(self.ins), _address(self.outs), frame + offsets[0], frame + offsets[1],
+             _address(self.error), ERROR_SIZE, ffi.sizeof("tf_arg")),
+            (TensorMemory, SingleOutput, np.ndarray, Shape, self.backend, RuntimeCheckError),
+            tuple((dtype, rank, array_dtype) for _, rank, dtype, array_dtype in self.in_slots),
+            tuple((entry[3], entry[4], k) for entry, k in zip(self.fresh, fresh)), tuple(results),
+            _storage_samples(), functools.partial(_new_output, self.fresh, self.pool.lib.tf_pool_drop, self.backend),
+            (self.frame, self.ins, self.outs, self.error, self.library_holder))
 
     def __call__(self, memories) -> list:
+        """The outputs for checked arguments: tensors of this backend with their inputs' dtypes and ranks."""
         lock = self.lock
         lock.acquire()  # (cheaper than a with block)
         try:
             for entry, memory in zip(self.in_slots, memories):
                 entry[0].data = memory.storage
-                if memory.shape is not entry[1]:  # a slot keeps the last shape written to it
-                    _write_shape(entry, memory.shape)
-            offered = {}
-            if self.spares:
-                self._offer(offered)
-            status = self.invoke(self.frame)
-            if status:
-                if status == STOPPED_BY_CTRL_C:
-                    _interrupted()
-                raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
-            backend, fresh = self.backend, []
-            for slot, words, pointer, dtype, spares, last in self.fresh:
-                storage = offered.get(pointer[0])
-                if storage is None:
-                    storage = _new_storage(slot, pointer[0], words, spares, self.pool.lib.tf_pool_drop)
-                if words.tobytes() != last[0]:  # else the same Shape object, which inputs recognize
-                    last[:] = words.tobytes(), Shape(words)
-                fresh.append(TensorMemory(last[1], dtype, storage, backend))
-            return fresh if self.all_fresh else self._with_aliases(memories, fresh)
+                _write_shape(entry[0], memory.shape)
+            return self._run(memories)
         finally:
             lock.release()
+
+    @property
+    def call_fast(self):
+        """A function of the arguments that gives the outputs when no argument needs converting,
+        else None (nothing run): fast_call.c's where it was built."""
+        if self.native is None:
+            return self._call_python
+        return functools.partial(self.pool.fast_call.run, self.native)
+
+    def _call_python(self, args: tuple) -> list | None:
+        """As fast_call.c's run: the outputs, or None (nothing run) unless each argument is a
+        tensor of this backend with its input's dtype and rank or a numpy array the program can
+        read in place; the checked path then converts the arguments or says what is wrong."""
+        if len(args) != len(self.in_slots):
+            return None
+        backend, lock = self.backend, self.lock
+        lock.acquire()
+        try:
+            for entry, value in zip(self.in_slots, args):
+                kind = type(value)
+                if kind is TensorMemory or kind is SingleOutput:
+                    if value.backend is not backend or value.dtype is not entry[2] or len(value.shape) != entry[1]:
+                        return None
+                    entry[0].data = value.storage
+                    _write_shape(entry[0], value.shape)
+                elif not _read_in_place(value, entry):
+                    return None
+            return self._run(args)
+        finally:
+            lock.release()
+
+    def _run(self, arguments) -> list:
+        """Call the program on what the slots hold (``arguments``, for outputs that return one)."""
+        offered = self._offer()
+        status = self.invoke(self.frame)
+        if status:
+            self._fail(status)
+        backend, drop, outputs = self.backend, self.pool.lib.tf_pool_drop, []
+        for j, entry in enumerate(self.fresh):
+            memory = offered.get(entry[2][0])
+            if memory is None:
+                memory = _new_output(self.fresh, drop, backend, j)
+            else:  # a spare no one holds (another output's may be of another dtype)
+                memory.shape, memory.dtype = _output_shape(entry[1], entry[5]), entry[3]
+            outputs.append(memory)
+        return outputs if self.all_fresh else self._with_aliases(arguments, outputs)
+
+    def _fail(self, status: int):
+        if status == STOPPED_BY_CTRL_C:  # (fast_call.c's failed() says the same)
+            _interrupted()
+        raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
 
     def last_execution_time(self) -> float:
         """Milliseconds the last call's native part took."""
         return self.elapsed_ns[0] / 1e6
 
-    def _offer(self, offered: dict) -> None:
-        """Offer the call the free spare storages, two per output (an intermediate buffer of the
-        same size may take one first); ``offered``: {address: storage}."""
-        offers, count = self.offers, 0
+    def _offer(self) -> dict:
+        """Offer the call the storage of spare outputs no one holds, two per output (an
+        intermediate buffer of the same size may take one first): {address: spare tensor}."""
+        offers, count, offered = self.offers, 0, {}
         for spares in self.spares:
             first = count
             for spare in spares:
-                if getrefcount(spare[0]) == 2:  # the spare and the argument: no tensor holds it
+                # Held by the spare alone (and getrefcount's argument): no tensor, view of its
+                # storage or weak reference can see the tensor's values change.
+                if getrefcount(spare[0]) == 2 and getrefcount(spare[0].storage) == 2 and not getweakrefcount(spare[0]):
                     offers[count] = spare[1]
                     offered[spare[1]] = spare[0]
                     count += 1
                     if count - first == OFFERS_PER_OUTPUT:
                         break
         self.offer_count[0] = count
+        return offered
 
-    def _with_aliases(self, memories, fresh: list) -> list:
+    def _with_aliases(self, arguments, fresh: list) -> list:
         results = []
         for _, _, alias in self.outputs:
             if alias is None:
                 results.append(fresh.pop(0))
             else:
-                results.append(memories[alias[1]] if alias[0] == "input" else results[alias[1]])
+                results.append(arguments[alias[1]] if alias[0] == "input" else results[alias[1]])
         return results
 
 
-def _write_shape(entry: list, shape: tuple) -> None:
-    slot = entry[0]
+class _LibraryHolder:
+    """Keeps a program's library loaded while it lives (see CpuExecutable)."""
+
+
+class _CallerLock:
+    """fast_call.c's lock of a program's caller, for the Python path's calls."""
+
+    __slots__ = ("acquire", "release")
+
+    def __init__(self, module, caller):
+        self.acquire = functools.partial(module.acquire, caller)
+        self.release = functools.partial(module.release, caller)
+
+
+def _read_in_place(value, entry: tuple) -> bool:
+    """Point the slot at a numpy array's memory if the program can read it there: C-contiguous,
+    aligned, of the input's storage dtype and rank, not empty (the caller's arguments keep it
+    alive through the call)."""
+    if type(value) is not np.ndarray or value.dtype is not entry[3] or value.ndim != entry[1]:
+        return False
+    flags = value.flags
+    if not (flags.c_contiguous and flags.aligned and 0 < value.size <= MAX_ELEMENTS):
+        return False
+    entry[0].data = ffi.from_buffer(value, require_writable=False)
+    _write_shape(entry[0], value.shape)
+    return True
+
+
+def _write_shape(slot, shape: tuple) -> None:
     slot.rank = len(shape)
     slot.shape[0:len(shape)] = shape
-    entry[1] = shape
 
 
-def _new_storage(slot, address: int, words, spares: list, drop):
-    """The storage of an output the program allocated: owned by Python and, if small, kept as
-    a spare to offer to later calls (the newest ones, likeliest to be free soon)."""
-    storage = ffi.gc(slot.data, drop)
+def _output_shape(words, last: list) -> Shape:
+    """The Shape an output slot's words hold: the last one when they are the same."""
+    if words.tobytes() != last[0]:
+        last[:] = words.tobytes(), Shape(words)
+    return last[1]
+
+
+def _new_output(fresh: list, drop, backend, j: int) -> TensorMemory:
+    """Fresh output j over the storage the program allocated: owned by Python (``drop`` gives it
+    back to the pool) and, if small, kept as a spare to offer to later calls (the newest)."""
+    slot, words, pointer, dtype, spares, last = fresh[j]
+    memory = TensorMemory(_output_shape(words, last), dtype, ffi.gc(slot.data, drop), backend)
     if buffer_bytes(math.prod(words)) <= SPARE_BYTES:
-        spares.append((storage, address))
+        spares.append((memory, pointer[0]))
         del spares[:-SPARES]
-    return storage
+    return memory
 
 
 class CpuBackend:
@@ -321,6 +444,7 @@ class CpuBackend:
     def build(self, program, options) -> CpuExecutable:
         source = CppProgram(program)
         units = source.units(unit_count(source.cost))
+        start_fast_call_build()  # beside this program's g++ run, the first time
         try:
             path = build_library(units, program.name, options.compiler_flags)
         except CompilerSetupError:
@@ -330,6 +454,8 @@ class CpuBackend:
             if options.compiler_flags:
                 log = f"(compiled with your flags {options.compiler_flags!r}: check them first)\n{log}"
             raise _rejected(program, log) from None
+        finally:
+            wait_for_fast_call_build()  # its compiler's processes never outlive this call
         lib = load_library(path, lambda: build_library(units, program.name, options.compiler_flags, rebuild=True))
         return CpuExecutable(self, program, source, path, lib)
 
