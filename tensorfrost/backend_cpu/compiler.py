@@ -74,6 +74,7 @@ class CompileStats:
 
     compiles = 0
     cache_hits = 0
+    program_hits = 0  # programs whose passes and C++ generation were skipped (program_cache.py)
     compile_seconds = 0.0
 
 
@@ -511,8 +512,7 @@ def build_library(source: str | list[str], name: str, extra_flags: str = "", lan
     directory, secret = _open()
     stem = os.path.join(directory, f"{_file_name(name)}-{key}")
     library, record = stem + ".so", stem + ".so.record"
-    if not rebuild and _verified(library, record, key, secret):
-        CompileStats.cache_hits += 1
+    if not rebuild and cached_library(name, key) is not None:
         return library
     start = time.perf_counter()
     built, data = _compile(sources, stem, flags, language, text)
@@ -527,3 +527,54 @@ def build_library(source: str | list[str], name: str, extra_flags: str = "", lan
     CompileStats.compiles += 1
     CompileStats.compile_seconds += time.perf_counter() - start
     return library
+
+
+def cached_library(name: str, key: str) -> str | None:
+    """The path of the library of program ``name`` with cache key ``key`` if its record
+    verifies (a cache hit), else None."""
+    stem = entry_path(name, key, "")
+    if not _verified(stem + ".so", stem + ".so.record", key, _open()[1]):
+        return None
+    CompileStats.cache_hits += 1
+    return stem + ".so"
+
+
+def entry_path(name: str, key: str, suffix: str) -> str:
+    """Where the cache keeps the file ``suffix`` of program ``name`` with key ``key``."""
+    return os.path.join(_open()[0], f"{_file_name(name)}-{key}{suffix}")
+
+
+def library_key(path: str) -> str:
+    """The cache key of a library ``build_library`` returned (its name ends with it)."""
+    return os.path.basename(path)[:-len(".so")].rpartition("-")[2]
+
+
+def build_identity() -> str:
+    """What every C++ library's key holds besides its source: the key format, the base flags,
+    the compiler command and the CPU."""
+    return "\n".join([KEY_FORMAT, " ".join(BASE_FLAGS + LIBRARIES), _compiler_text(), _cpu_id()])
+
+
+def signed(data: bytes) -> bytes:
+    """``data`` followed by its HMAC under the cache's secret."""
+    return data + b"\nhmac " + hmac.new(_open()[1], data, "sha256").hexdigest().encode() + b"\n"
+
+
+def read_signed(path: str) -> bytes | None:
+    """The data of a file ``signed`` wrote, if it is ours and its HMAC verifies; else None."""
+    text = _read_own(path)
+    if text is None:
+        return None
+    data, found, mac = text.rpartition(b"\nhmac ")
+    if not found or not hmac.compare_digest(mac.strip(), hmac.new(_open()[1], data, "sha256").hexdigest().encode()):
+        return None
+    return data
+
+
+def write_entry(path: str, data: bytes) -> None:
+    """Write a cache file atomically (readers see the old file or the new one, never half)."""
+    try:
+        _write_atomic(path, data)
+    except OSError as error:
+        raise CompilerSetupError(f"cannot write to the compile cache {os.path.dirname(path)}: "
+                                 f"{error.strerror}") from None
