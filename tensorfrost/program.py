@@ -41,7 +41,7 @@ class TensorProgram:
         traced.max_buffers = getattr(self.backend, "max_buffers", None)
         options = devices.build_options()
         cache_key = program_cache.key(traced, self.backend, options)  # of the IR as traced: the passes change it
-        self.executable = program_cache.load(cache_key, self.name, self.backend)
+        self.executable = program_cache.load(cache_key, self.name, self.backend, options)
         self.traced, self._program = traced, None
         if self.executable is None:
             self.traced = clone_program(traced)

@@ -171,15 +171,16 @@ class CppProgram:
         kernels' entry functions have external linkage, hidden outside the library."""
         pieces = [*self.kernel_sources, self.main_source]
         count = max(1, min(count, len(pieces)))
+        head = prelude(False) + (gemm.declaration() if self.uses_gemm else "")  # the GEMM is a library of its own
         if count == 1:
-            return [self.full_source]
+            return ["\n".join([head, "// ---- kernels", *self.kernel_sources, "// ---- host", self.main_source])]
         shares: list[list[int]] = [[] for _ in range(count)]
         sizes = [0] * count
         for k in sorted(range(len(pieces)), key=lambda k: -self.costs[k]):
             smallest = sizes.index(min(sizes))
             shares[smallest].append(k)
             sizes[smallest] += self.costs[k]
-        head = "\n".join([prelude(self.uses_gemm), "// ---- kernels of other units", *self.declarations])
+        head = "\n".join([head, "// ---- kernels of other units", *self.declarations])
         return ["\n".join([head, "// ---- this unit", *(pieces[k] for k in sorted(share))]) for share in shares]
 
     def name(self, node: Node) -> str:

@@ -49,11 +49,12 @@ static int tf_fail(const char* format, const long long* values, int count) {
 // It also carries the flag a Ctrl-C sets (pool.c), checked between kernels.
 // And the process's worker threads (pool.c), which run kernels' rows: tf_parallel.
 typedef void (*tf_task_fn)(void* context, long long begin, long long end);
+typedef void (*tf_parallel_fn)(long long count, tf_task_fn fn, void* context);
 struct tf_allocator {
     void* (*alloc)(long long bytes);
     void (*release)(void* data);
     volatile int* interrupted;
-    void (*parallel)(long long count, tf_task_fn fn, void* context);
+    tf_parallel_fn parallel;
 };
 inline void* tf_default_alloc(long long bytes) { return aligned_alloc(64, (size_t)bytes); }
 inline void tf_default_release(void* data) { free(data); }

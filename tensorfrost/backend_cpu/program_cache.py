@@ -5,7 +5,8 @@ The key hashes the traced program (each node's op, dtype, shape, arguments, attr
 name, source line and enclosing scope, and the inputs and outputs), tensorfrost's own
 source, the build options, the compiler command and the CPU: all that the generated code
 follows from. An entry holds what the executable needs besides its library: the library's
-key, each output's dtype, rank and alias, and the generated source. It is JSON signed with
+key, each output's dtype, rank and alias, whether it calls the GEMM core library (loaded
+first, gemm_core.py), and the generated source. It is JSON signed with
 the cache's secret like a library's record, so an entry planted, edited or cut short does
 not verify and the program is compiled as if there were none; the library it names is
 verified as on any other hit.
@@ -27,9 +28,9 @@ from ..ir import dtypes as dt
 from ..ir.errors import SourceLocation
 from ..ir.node import Node, Program
 from ..ir.ops import CONST, INPUT, OPS
-from . import compiler
+from . import compiler, gemm_core
 
-FORMAT = "tensorfrost program cache 1"
+FORMAT = "tensorfrost program cache 2"
 SUFFIX = ".program"
 CALLS_USER_CODE = {"custom_grad"}  # ops whose compilation runs a Python function of the user's
 _PLAIN = (int, float, str, bool, type(None))  # attribute values spelled by their repr (which tells them apart)
@@ -55,7 +56,7 @@ def key(traced: Program, backend, options) -> str | None:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def load(cache_key: str | None, name: str, backend):
+def load(cache_key: str | None, name: str, backend, options):
     """The executable of the entry ``cache_key`` if it and its library verify, else None."""
     if cache_key is None:
         return None
@@ -69,10 +70,12 @@ def load(cache_key: str | None, name: str, backend):
         path = compiler.cached_library(name, entry["library"])
         if path is None:
             return None
-        program, source = _outline(entry), _sources(entry)
+        program, source, core = _outline(entry), _sources(entry), entry["core"] is True
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None  # signed by us, so only an older format: compiled again
     from .runtime import CpuExecutable, ffi
+    if core:
+        gemm_core.ensure(compiler.cxx_flags(options.compiler_flags))  # before the library that calls it
     try:
         lib = ffi.dlopen(path)
     except OSError:
@@ -95,9 +98,10 @@ def store(cache_key: str | None, program: Program, executable) -> None:
         alias = ["input", out.attrs["index"]] if out.op is INPUT else \
             ["output", program.outputs.index(out)] if out in program.outputs[:k] else None
         outputs.append([out.dtype.name, out.rank, alias])
-    entry = {"format": FORMAT, "key": cache_key, "library": compiler.library_key(executable.library_path),
+    library = os.path.basename(executable.library_path)[:-len(".so")].rpartition("-")[2]  # its key ends its name
+    entry = {"format": FORMAT, "key": cache_key, "library": library,
              "inputs": [node.dtype.name for node in program.inputs], "outputs": outputs, "source": full,
-             "spans": spans}
+             "spans": spans, "core": any("tf_gemm(" in kernel for kernel in executable.kernel_sources)}
     compiler.write_entry(compiler.entry_path(program.name, cache_key, SUFFIX),
                          compiler.signed(json.dumps(entry).encode()))
 
