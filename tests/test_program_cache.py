@@ -173,3 +173,16 @@ def test_the_entry_names_its_library_by_key(cache):
     tf.compile(_program())
     entry = json.loads(compiler.read_signed(str(_entry(cache))))
     assert os.path.exists(compiler.entry_path("aliased", entry["library"], ".so"))
+
+
+def test_an_op_spelled_otherwise_at_run_time_gets_another_key(monkeypatch):
+    """The op table and the pass list are read as the process has them, not as shipped."""
+    from tensorfrost.ir.ops import OPS
+
+    def program():
+        return tf.sin(tf.input([-1], tf.float32))
+    base = _key(program)
+    monkeypatch.setitem(OPS["sin"].emit, "c", "tf_cos({0})")
+    assert _key(program) not in (None, base)
+    monkeypatch.undo()
+    assert _key(program) == base

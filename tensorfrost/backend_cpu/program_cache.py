@@ -3,13 +3,13 @@ traced, beside the compiled libraries (compiler.py).
 
 The key hashes the traced program (each node's op, dtype, shape, arguments, attributes,
 name, source line and enclosing scope, and the inputs and outputs), tensorfrost's own
-source, the build options, the compiler command and the CPU: all that the generated code
-follows from. An entry holds what the executable needs besides its library: the library's
-key, each output's dtype, rank and alias, whether it calls the GEMM core library (loaded
-first, gemm_core.py), and the generated source. It is JSON signed with
-the cache's secret like a library's record, so an entry planted, edited or cut short does
-not verify and the program is compiled as if there were none; the library it names is
-verified as on any other hit.
+source, the op table's spellings and the passes as this process has them, the build options,
+the compiler command and the CPU: all that the generated code follows from. An entry holds
+what the executable needs besides its library: the library's key, each output's dtype, rank
+and alias, whether it calls the GEMM core library (loaded first, gemm_core.py), and the
+generated source. It is JSON signed with the cache's secret like a library's record, so an
+entry planted, edited or cut short does not verify and the program is compiled as if there
+were none; the library it names is verified as on any other hit.
 
 Not cached: programs whose compilation calls the user's code (a custom operation's vjp,
 which the autodiff pass runs), attributes of kinds the key cannot spell, and compiles while
@@ -28,6 +28,7 @@ from ..ir import dtypes as dt
 from ..ir.errors import SourceLocation
 from ..ir.node import Node, Program
 from ..ir.ops import CONST, INPUT, OPS
+from ..opt import pipeline
 from . import compiler, gemm_core
 
 FORMAT = "tensorfrost program cache 2"
@@ -51,8 +52,8 @@ def key(traced: Program, backend, options) -> str | None:
     spelled = _spell(traced)
     if spelled is None:
         return None
-    text = "\n".join([FORMAT, _package(), options.kernel_lang, options.compiler_flags, compiler.build_identity(),
-                      spelled])
+    text = "\n".join([FORMAT, _package(), _tables(), options.kernel_lang, options.compiler_flags,
+                      compiler.build_identity(), spelled])
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -167,6 +168,13 @@ def _package() -> str:
                         digest.update(data)
         _package_digest = digest.hexdigest()
     return _package_digest
+
+
+def _tables() -> str:
+    """The op table's spellings and the list of passes as this process has them (a test or a
+    user may change them at run time, which the package's source does not show)."""
+    return repr([(name, sorted((op.emit or {}).items())) for name, op in sorted(OPS.items())]
+                + [(name, run.__module__, run.__qualname__) for name, run in pipeline.PASSES])
 
 
 # -- what the executable needs ------------------------------------------------------------------
