@@ -9,6 +9,7 @@ from time import perf_counter
 import numpy as np
 
 from . import backend as devices
+from .backend_cpu import program_cache
 from .ir.errors import ArgumentError, TensorFrostError
 from .ir.interpreter import run as interpret
 from .ir.node import clone_program
@@ -28,7 +29,6 @@ class TensorProgram:
         start = time.perf_counter()
         traced = trace(fn, name, call=call)
         self.name = traced.name
-        self.traced = clone_program(traced)
         self.input_names = list(traced.input_names)
         self.input_nodes = [(n.rank, n.dtype) for n in traced.inputs]
         self.returns_tuple = traced.returns_tuple
@@ -39,11 +39,31 @@ class TensorProgram:
         self.device = devices.current_device()
         self.backend = devices.backend_for(self.device)
         traced.max_buffers = getattr(self.backend, "max_buffers", None)
-        self.program, self.pass_times = compile_program(traced)
-        self.executable = self.backend.build(self.program, devices.build_options())
+        options = devices.build_options()
+        cache_key = program_cache.key(traced, self.backend, options)  # of the IR as traced: the passes change it
+        self.executable = program_cache.load(cache_key, self.name, self.backend, options)
+        self.traced, self._program = traced, None
+        if self.executable is None:
+            self.traced = clone_program(traced)
+            self._program, self._pass_times = compile_program(traced)
+            self.executable = self.backend.build(self._program, options)
+            program_cache.store(cache_key, self._program, self.executable)
         self._timed_by_backend = hasattr(self.executable, "last_execution_time")
         self._plain = not (self.printed or self.returns_one_list or self.returns_tuple)  # one tensor out
         self.compile_time = time.perf_counter() - start
+
+    @property
+    def program(self):
+        """The compiled IR (compiled again from the traced IR when a cache hit skipped the passes)."""
+        if self._program is None:
+            self._program, self._pass_times = compile_program(clone_program(self.traced))
+        return self._program
+
+    @property
+    def pass_times(self) -> dict:
+        """Seconds each compiler pass took on this program (compiled on first use after a cache hit)."""
+        _ = self.program
+        return self._pass_times
 
     # -- calling -----------------------------------------------------------------------------
 

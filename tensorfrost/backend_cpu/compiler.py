@@ -14,9 +14,8 @@ so a cache hit starts no process and needs no compiler installed.
 
 Builds always compile the source generated in memory, written to a fresh ``mkstemp`` file,
 never a file found on disk. A large program comes as several translation units (one per
-core, ``unit_count``), compiled at once and then linked: a cold compile of a gradient or
-training program takes about 0.6x as long on two cores. The compiler runs in its own process group under a timeout, and
-its output must be an ELF library before it is renamed into place. Temporary files are named
+core, ``unit_count``), compiled at once and then linked. The compiler runs in its own
+process group under a timeout, and its output must be an ELF library before it is renamed. Temporary files are named
 ``.tmp-<host>-<pid>-...``: opening the cache removes those of dead processes (a killed build)
 and any older than an hour, but never those of a build still running.
 """
@@ -42,13 +41,15 @@ import time
 import warnings
 
 from ..ir.errors import CompileError, CompilerSetupError, is_library_file
+from . import gemm
 
 # -fno-loop-interchange: with constant trip counts g++ would move a tiled kernel's row loop
 # outside its reduction loop, which spills the tile's accumulators to memory (3x slower).
 # -fvisibility=hidden: only tf_main is exported (units of one program share kernels, and no
-# other library's symbol can stand in for theirs).
+# other library's symbol can stand in for theirs). -fno-exceptions: generated code throws
+# nothing, and the cleanups of the host's buffers for exceptions cost g++ time (0.2 s on 100).
 BASE_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17", "-fno-math-errno",
-              "-fno-loop-interchange", "-fvisibility=hidden"]
+              "-fno-loop-interchange", "-fvisibility=hidden", "-fno-exceptions", "-pipe"]
 C_FLAGS = ["-O2", "-fPIC", "-shared", "-pthread", "-x", "c"]
 LIBRARIES = ["-lmvec", "-lm"]  # glibc's vector math (SIMD sin, exp...), then scalar libm
 UNIT_CHARACTERS = 20000  # of source per translation unit compiled in parallel (about 0.3 s of g++)
@@ -62,6 +63,7 @@ RECORD_FORMAT = "tensorfrost cache record 1"
 _HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]  # temp files of this machine
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _lock = threading.Lock()
+_stats_lock = threading.Lock()
 _opened: dict[str, tuple[str, bytes]] = {}  # configured path -> (directory in use, secret)
 _fallback: str | None = None
 _CPU_ID: str | None = None
@@ -73,6 +75,7 @@ class CompileStats:
 
     compiles = 0
     cache_hits = 0
+    program_hits = 0  # programs whose passes and C++ generation were skipped (program_cache.py)
     compile_seconds = 0.0
 
 
@@ -497,12 +500,34 @@ def build_library(source: str | list[str], name: str, extra_flags: str = "", lan
                   rebuild: bool = False) -> str:
     """The path of a shared library built from ``source`` (one translation unit, or a list
     of them, compiled in parallel): from the cache when its record verifies (then no
-    process is started), else compiled now (always when ``rebuild``)."""
+    process is started), else compiled now (always when ``rebuild``). Units that call the
+    GEMM core (gemm_core.py) get it verified, built alongside if needed, and loaded."""
     sources = [source] if isinstance(source, str) else list(source)
+    flags = cxx_flags(extra_flags) if language == "c++" else C_FLAGS + _split(extra_flags)
+    if language != "c++" or not any(gemm.CORE_MARKER in unit for unit in sources):
+        return build_with_flags(sources, name, flags, language, rebuild)
+    from . import gemm_core  # (it builds its library with this module)
+    wait = gemm_core.start(flags)  # in a thread of its own, while g++ compiles the program
     try:
-        flags = (BASE_FLAGS if language == "c++" else C_FLAGS) + shlex.split(extra_flags)
+        return build_with_flags(sources, name, gemm_core.program_flags(flags), language, rebuild)
+    finally:
+        wait()
+
+
+def cxx_flags(extra_flags: str) -> list[str]:
+    """The flags of a C++ library built with the user's ``extra_flags``."""
+    return BASE_FLAGS + _split(extra_flags)
+
+
+def _split(extra_flags: str) -> list[str]:
+    try:
+        return shlex.split(extra_flags)
     except ValueError as error:
         raise CompilerSetupError(f"the compiler flags {extra_flags!r} cannot be split into words: {error}") from None
+
+
+def build_with_flags(sources: list[str], name: str, flags: list[str], language: str, rebuild: bool = False) -> str:
+    """``build_library`` with every flag given."""
     text = _compiler_text()
     key_text = "\n".join([KEY_FORMAT, *(f"// unit {len(unit)}\n{unit}" for unit in sources),
                           " ".join(flags + LIBRARIES), text, _cpu_id()])
@@ -510,8 +535,7 @@ def build_library(source: str | list[str], name: str, extra_flags: str = "", lan
     directory, secret = _open()
     stem = os.path.join(directory, f"{_file_name(name)}-{key}")
     library, record = stem + ".so", stem + ".so.record"
-    if not rebuild and _verified(library, record, key, secret):
-        CompileStats.cache_hits += 1
+    if not rebuild and cached_library(name, key) is not None:
         return library
     start = time.perf_counter()
     built, data = _compile(sources, stem, flags, language, text)
@@ -523,6 +547,54 @@ def build_library(source: str | list[str], name: str, extra_flags: str = "", lan
         raise CompilerSetupError(f"cannot write to the compile cache {directory}: {error.strerror}") from None
     finally:
         _unlink(built)
-    CompileStats.compiles += 1
-    CompileStats.compile_seconds += time.perf_counter() - start
+    with _stats_lock:  # (the GEMM core may be built in another thread meanwhile)
+        CompileStats.compiles += 1
+        CompileStats.compile_seconds += time.perf_counter() - start
     return library
+
+
+def cached_library(name: str, key: str) -> str | None:
+    """The path of the library of program ``name`` with cache key ``key`` if its record
+    verifies (a cache hit), else None."""
+    stem = entry_path(name, key, "")
+    if not _verified(stem + ".so", stem + ".so.record", key, _open()[1]):
+        return None
+    with _stats_lock:
+        CompileStats.cache_hits += 1
+    return stem + ".so"
+
+
+def entry_path(name: str, key: str, suffix: str) -> str:
+    """Where the cache keeps the file ``suffix`` of program ``name`` with key ``key`` (a
+    library's key ends its name)."""
+    return os.path.join(_open()[0], f"{_file_name(name)}-{key}{suffix}")
+
+
+def build_identity() -> str:
+    """What every C++ library's key holds besides its source and the user's flags."""
+    return "\n".join([KEY_FORMAT, " ".join(BASE_FLAGS + LIBRARIES), _compiler_text(), _cpu_id()])
+
+
+def signed(data: bytes) -> bytes:
+    """``data`` followed by its HMAC under the cache's secret."""
+    return data + b"\nhmac " + hmac.new(_open()[1], data, "sha256").hexdigest().encode() + b"\n"
+
+
+def read_signed(path: str) -> bytes | None:
+    """The data of a file ``signed`` wrote, if it is ours and its HMAC verifies; else None."""
+    text = _read_own(path)
+    if text is None:
+        return None
+    data, found, mac = text.rpartition(b"\nhmac ")
+    if not found or not hmac.compare_digest(mac.strip(), hmac.new(_open()[1], data, "sha256").hexdigest().encode()):
+        return None
+    return data
+
+
+def write_entry(path: str, data: bytes) -> None:
+    """Write a cache file atomically (readers see the old file or the new one, never half)."""
+    try:
+        _write_atomic(path, data)
+    except OSError as error:
+        raise CompilerSetupError(f"cannot write to the compile cache {os.path.dirname(path)}: "
+                                 f"{error.strerror}") from None

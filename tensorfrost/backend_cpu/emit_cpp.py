@@ -30,6 +30,7 @@ ROW_CHUNK_LOOPS = 32  # ... when each element runs a loop (one lane tile): a few
 # columns a transposing task runs down its rows (1 thread, against 32: 1024^2 2.0 -> 1.2 ms, 2048^2 9.0 -> 5.8)
 COLUMN_BLOCK = 16
 TILED_COST = 3  # g++ spends about 3x the time per character on a tiled kernel (unrolled tiles)
+HOST_COST = 0.25  # ... and about a quarter of a plain kernel's on the host function (at -O1)
 
 
 _OMP_REDUCTIONS = {"add": "+", "mul": "*", "and": "&", "or": "|", "xor": "^"}
@@ -160,6 +161,7 @@ class CppProgram:
         pieces = [*self.kernel_sources, self.main_source]
         # what each function costs g++ to compile, in characters of plain code
         self.costs = [len(piece) * (TILED_COST if k in self.tiled else 1) for k, piece in enumerate(pieces)]
+        self.costs[-1] = int(self.costs[-1] * HOST_COST)
         self.cost = sum(self.costs)
         self.full_source = "\n".join([prelude(self.uses_gemm), "// ---- kernels", *self.kernel_sources, "// ---- host",
                                       self.main_source])
@@ -171,15 +173,16 @@ class CppProgram:
         kernels' entry functions have external linkage, hidden outside the library."""
         pieces = [*self.kernel_sources, self.main_source]
         count = max(1, min(count, len(pieces)))
+        head = prelude(False) + (gemm.declaration() if self.uses_gemm else "")  # the GEMM is a library of its own
         if count == 1:
-            return [self.full_source]
+            return ["\n".join([head, "// ---- kernels", *self.kernel_sources, "// ---- host", self.main_source])]
         shares: list[list[int]] = [[] for _ in range(count)]
         sizes = [0] * count
         for k in sorted(range(len(pieces)), key=lambda k: -self.costs[k]):
             smallest = sizes.index(min(sizes))
             shares[smallest].append(k)
             sizes[smallest] += self.costs[k]
-        head = "\n".join([prelude(self.uses_gemm), "// ---- kernels of other units", *self.declarations])
+        head = "\n".join([head, "// ---- kernels of other units", *self.declarations])
         return ["\n".join([head, "// ---- this unit", *(pieces[k] for k in sorted(share))]) for share in shares]
 
     def name(self, node: Node) -> str:
@@ -338,8 +341,9 @@ class CppProgram:
         emitter.depth = 1
         emitter.scope(self.program.root.nodes)
         emitter.outputs()
-        lines = ['extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, tf_arg* out,',
-                 "                                                       char* error, int error_size, "
+        # -O1: the host code only checks sizes and calls kernels (g++ took 0.3-0.6 s on it at -O3)
+        lines = ['extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(const tf_arg* in,',
+                 "                                                       tf_arg* out, char* error, int error_size, "
                  "const tf_allocator* allocator) {",
                  "    if (allocator) tf_allocator_in_use = *allocator;",
                  "    if (tf_allocator_in_use.interrupted) *tf_allocator_in_use.interrupted = 0;  // an earlier Ctrl-C",

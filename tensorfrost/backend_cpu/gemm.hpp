@@ -1,6 +1,7 @@
 // tensorfrost GEMM: C = A B in float32, with any row and column strides for A and B (so a
-// transposed operand or one matrix of a batch needs no copy). Appended to the prelude only
-// by programs whose matmul kernels use it (backend_cpu/gemm.py).
+// transposed operand or one matrix of a batch needs no copy). Compiled once per compiler,
+// flags and CPU into a library of its own that programs call (backend_cpu/gemm.py); appended
+// whole to the prelude of generated code shown or written out (codegen mode).
 //
 // Structure as in BLIS / GotoBLAS, with the parallel work split into tasks: tiles of C (up
 // to TM x TN) that the threads take dynamically. A task, for each KC-deep slice of k, packs
@@ -160,9 +161,29 @@ static void tf_gemm_task(int m, int n, int k, const float* a, long long a_rs, lo
     }
 }
 
-// C[m, n] (row stride ldc) = sum over k of A[i * a_rs + p * a_cs] * B[p * b_rs + j * b_cs].
-static void tf_gemm(int m, int n, int k, const float* a, long long a_rs, long long a_cs, const float* b,
-                    long long b_rs, long long b_cs, float* c, long long ldc) {
+// The tiles [begin, end) of one product (a plain function: the worker pool calls it by pointer).
+struct tf_gemm_job {
+    int m, n, k, tm, tn, cols;
+    const float* a;
+    long long a_rs, a_cs;
+    const float* b;
+    long long b_rs, b_cs;
+    float* c;
+    long long ldc;
+};
+static void tf_gemm_tiles(void* context, long long begin, long long end) {
+    const tf_gemm_job& g = *(const tf_gemm_job*)context;
+    for (long long t = begin; t < end; t++) {
+        int i = (int)(t / g.cols) * g.tm, j = (int)(t % g.cols) * g.tn;
+        tf_gemm_task(g.m - i < g.tm ? g.m - i : g.tm, g.n - j < g.tn ? g.n - j : g.tn, g.k, g.a + i * g.a_rs, g.a_rs,
+                     g.a_cs, g.b + j * g.b_cs, g.b_rs, g.b_cs, g.c + i * g.ldc + j, g.ldc);
+    }
+}
+
+// C[m, n] (row stride ldc) = sum over k of A[i * a_rs + p * a_cs] * B[p * b_rs + j * b_cs], its
+// tiles run by `parallel` (the worker pool's, tf_allocator::parallel) or, if null, by OpenMP.
+static void tf_gemm_run(int m, int n, int k, const float* a, long long a_rs, long long a_cs, const float* b,
+                        long long b_rs, long long b_cs, float* c, long long ldc, tf_parallel_fn parallel) {
     if (m <= 0 || n <= 0) return;
     if (k == 0) {
         for (int i = 0; i < m; i++) memset(c + i * ldc, 0, sizeof(float) * (size_t)n);
@@ -181,13 +202,14 @@ static void tf_gemm(int m, int n, int k, const float* a, long long a_rs, long lo
     tn = ((n + cols - 1) / cols + TF_GEMM_NR - 1) / TF_GEMM_NR * TF_GEMM_NR;
     rows = (m + tm - 1) / tm;
     cols = (n + tn - 1) / tn;
-    // Tiles are tasks on the worker threads (tf_parallel), as every other kernel's rows: one
-    // team of threads for the whole program, and a thread kept off its core takes fewer tiles.
-    tf_parallel((long long)rows * cols, [&](long long begin, long long end) {
-        for (long long t = begin; t < end; t++) {
-            int i = (int)(t / cols) * tm, j = (int)(t % cols) * tn;
-            tf_gemm_task(m - i < tm ? m - i : tm, n - j < tn ? n - j : tn, k, a + i * a_rs, a_rs, a_cs,
-                         b + j * b_cs, b_rs, b_cs, c + i * ldc + j, ldc);
-        }
-    });
+    // Tiles are tasks on the worker threads, as every other kernel's rows: one team of threads
+    // for the whole program, and a thread kept off its core takes fewer tiles.
+    tf_gemm_job job = {m, n, k, tm, tn, cols, a, a_rs, a_cs, b, b_rs, b_cs, c, ldc};
+    long long count = (long long)rows * cols;
+    if (parallel) {
+        parallel(count, tf_gemm_tiles, &job);
+        return;
+    }
+    #pragma omp parallel for schedule(static)
+    for (long long t = 0; t < count; t++) tf_gemm_tiles(&job, t, t + 1);
 }

@@ -113,9 +113,38 @@ class EpilogueEmitter(BodyEmitter):
             super().stmt_loop(node)
 
 
+_SIGNATURE = ("(int m, int n, int k, const float* a, long long a_rs, long long a_cs, const float* b, long long b_rs, "
+              "long long b_cs, float* c, long long ldc")
+_ARGUMENTS = "(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, ldc"
+CORE_MARKER = "// tensorfrost: calls the GEMM core"  # in a unit that compiler.py links to the core library
+CORE_SYMBOL = "TF_GEMM_CORE"  # the core's entry point: a macro the compiler defines (its name holds its key)
+
+
 def header() -> str:
+    """The whole GEMM as static functions of the unit (for code shown or written out)."""
     with open(HEADER_PATH) as f:
-        return f.read()
+        text = f.read()
+    return (f"{text}\nstatic void tf_gemm{_SIGNATURE}) {{\n"
+            f"    tf_gemm_run{_ARGUMENTS}, tf_allocator_in_use.parallel);\n}}\n")
+
+
+def declaration() -> str:
+    """What a compiled unit needs to call the GEMM core library (compiled once, not per program)."""
+    return (f'{CORE_MARKER}\nextern "C" void {CORE_SYMBOL}{_SIGNATURE}, tf_parallel_fn parallel);\n'
+            f"static inline void tf_gemm{_SIGNATURE}) {{\n"
+            f"    {CORE_SYMBOL}{_ARGUMENTS}, tf_allocator_in_use.parallel);\n}}\n")
+
+
+def core_source() -> str:
+    """The GEMM core library: the GEMM and its exported entry point, ``CORE_SYMBOL``."""
+    with open(HEADER_PATH) as f:
+        text = f.read()
+    return "\n".join(["#include <stdint.h>", "#include <stdlib.h>", "#include <string.h>",
+                      "typedef void (*tf_task_fn)(void* context, long long begin, long long end);",
+                      "typedef void (*tf_parallel_fn)(long long count, tf_task_fn fn, void* context);", text,
+                      f'extern "C" __attribute__((visibility("default"))) void {CORE_SYMBOL}{_SIGNATURE}, '
+                      "tf_parallel_fn parallel) {",
+                      f"    tf_gemm_run{_ARGUMENTS}, parallel);", "}", ""])
 
 
 def fast_path(gemm: Gemm, value, name, epilogue: list[str]) -> list[str]:

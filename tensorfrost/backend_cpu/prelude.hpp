@@ -49,25 +49,32 @@ static int tf_fail(const char* format, const long long* values, int count) {
 // It also carries the flag a Ctrl-C sets (pool.c), checked between kernels.
 // And the process's worker threads (pool.c), which run kernels' rows: tf_parallel.
 typedef void (*tf_task_fn)(void* context, long long begin, long long end);
+typedef void (*tf_parallel_fn)(long long count, tf_task_fn fn, void* context);
 struct tf_allocator {
     void* (*alloc)(long long bytes);
     void (*release)(void* data);
     volatile int* interrupted;
-    void (*parallel)(long long count, tf_task_fn fn, void* context);
+    tf_parallel_fn parallel;
 };
 inline void* tf_default_alloc(long long bytes) { return aligned_alloc(64, (size_t)bytes); }
 inline void tf_default_release(void* data) { free(data); }
 inline tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release, nullptr, nullptr};
 
-// body(begin, end) over the tasks [0, count), on the worker threads (OpenMP's without them).
-template <class F> static void tf_parallel(long long count, F body) {
+// fn(context, begin, end) over the tasks [0, count), on the worker threads (OpenMP's without
+// them). One function, not part of the template below: an OpenMP region in the template
+// was outlined again for every kernel, about a third of g++'s time on a small kernel.
+static void tf_parallel_tasks(long long count, tf_task_fn fn, void* context) {
     if (tf_allocator_in_use.parallel) {
-        tf_allocator_in_use.parallel(count, [](void* f, long long begin, long long end) { (*(F*)f)(begin, end); },
-                                     &body);
+        tf_allocator_in_use.parallel(count, fn, context);
         return;
     }
     #pragma omp parallel for schedule(static)
-    for (long long k = 0; k < count; k++) body(k, k + 1);
+    for (long long k = 0; k < count; k++) fn(context, k, k + 1);
+}
+
+// body(begin, end) over the tasks [0, count).
+template <class F> static inline void tf_parallel(long long count, F body) {
+    tf_parallel_tasks(count, [](void* f, long long begin, long long end) { (*(F*)f)(begin, end); }, &body);
 }
 
 // Status 2: stopped by Ctrl-C (the caller raises KeyboardInterrupt).

@@ -87,8 +87,8 @@ void wave_k0(const float* __restrict u_0, const float* __restrict v_1, float* __
     else tf_tasks(0, tf_count);
 }
 // ---- host
-extern "C" __attribute__((visibility("default"))) int tf_main(const tf_arg* in, tf_arg* out,
-                                                       char* error, int error_size, const tf_allocator* allocator) {
+extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(const tf_arg* in,
+                                                       tf_arg* out, char* error, int error_size, const tf_allocator* allocator) {
     if (allocator) tf_allocator_in_use = *allocator;
     if (tf_allocator_in_use.interrupted) *tf_allocator_in_use.interrupted = 0;  // an earlier Ctrl-C
     tf_error_out = error;
