@@ -55,7 +55,13 @@ class Target:
             return False
         if not workload.sizes:  # a workload that sizes itself (C1)
             return True
-        return any(all(row.params.get(k) == v for k, v in workload.sizes[size].items()) for size in self.sizes)
+        return any(all(_plain(row.params.get(k)) == _plain(v) for k, v in workload.sizes[size].items())
+                   for size in self.sizes)
+
+
+def _plain(value):
+    """A parameter as JSON gives it back (a row from a child process has lists for tuples)."""
+    return json.loads(json.dumps(value))
 
 
 @dataclass
@@ -236,28 +242,36 @@ def run_workload(workload: Workload, quick: bool, impls: list[str] | None = None
     t0 = time.perf_counter()
     reference = workload.reference(inputs, params)
     log(f"  {workload.id}: numpy reference in {time.perf_counter() - t0:.2f} s")
-    results, runs = [], {}
-    for name in names:
+    results, runs = {}, {}
+
+    def prepare(name):
         if not peers.available(name):
-            results.append(Result(workload.id, name, status="n/a", message="not installed", unit=workload.metric,
-                                  size=size_label(params), params=dict(params)))
-            continue
-        result, run = prepare_impl(workload, name, inputs, params, reference)
-        results.append(result)
+            results[name] = Result(workload.id, name, status="n/a", message="not installed", unit=workload.metric,
+                                   size=size_label(params), params=dict(params))
+            return
+        results[name], run = prepare_impl(workload, name, inputs, params, reference)
         if run is not None:
             runs[name] = run
     # tensorfrost and the C share one OpenMP runtime: timed in rounds, a slow phase of the
     # machine hits both. A library's idle threads spin after each call (OpenBLAS, XLA, torch)
-    # and would slow whichever library ran next, so each library peer is timed alone.
-    own = {name: run for name, run in runs.items() if not peers.is_library_peer(name)}
+    # and would slow whichever library ran next, so each library peer is set up and timed
+    # alone, in turn (taichi's GL row starts a new taichi runtime, which broke its cpu row's
+    # kernels when every row was set up first).
+    own_names = [name for name in names if not peers.is_library_peer(name)]
+    for name in own_names:
+        prepare(name)
     stream_gbs = _stream_beside(workload, quick)
     with load.competing() as busy:
-        times, errors = measure_in_rounds(own, quick)
-        for name in runs.keys() - own.keys():
-            alone_times, alone_errors = measure_in_rounds({name: runs[name]}, quick)
-            times.update(alone_times)
-            errors.update(alone_errors)
+        times, errors = measure_in_rounds({name: runs[name] for name in own_names if name in runs}, quick)
+        for name in names:
+            if name not in own_names:
+                prepare(name)
+                if name in runs:
+                    alone_times, alone_errors = measure_in_rounds({name: runs[name]}, quick)
+                    times.update(alone_times)
+                    errors.update(alone_errors)
         competition = f"{len(busy)} busy processes, load average {os.getloadavg()[0]:.1f}" if busy else ""
+    results = [results[name] for name in names]
     for result in results:
         if result.impl in errors:
             _record_failure(result, errors[result.impl])

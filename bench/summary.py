@@ -5,6 +5,8 @@ value of each run, the spread between runs, and whether every run met it.
 
 A target measured in some runs only (a row left out by ``--only``) shows "-" for the others;
 runs made ``--under-load`` mark their rows so that a quiet and a loaded goal stay apart.
+``--retarget`` evaluates the targets of today's workloads against each run's rows instead of
+taking the targets the run wrote (for runs made before a target changed).
 """
 
 from __future__ import annotations
@@ -40,15 +42,26 @@ def table(runs: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def retarget(run: dict) -> dict:
+    """``run`` with its targets evaluated by today's workload definitions."""
+    from . import report
+    from .harness import Result
+    from .workloads import all_workloads
+    results = [Result(**row) for row in run["results"]]
+    stream = (run["meta"].get("stream") or {}).get("median_gbs")
+    return dict(run, targets=report.evaluate_targets(results, all_workloads(), stream))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="results.json files of python -m bench")
+    parser.add_argument("--retarget", action="store_true", help="evaluate today's targets on the runs' rows")
     args = parser.parse_args()
     runs = []
     for path in args.results:
         with open(path) as f:
             runs.append(json.load(f))
-    print(table(runs))
+    print(table([retarget(run) for run in runs] if args.retarget else runs))
 
 
 if __name__ == "__main__":

@@ -78,12 +78,12 @@ def test_command_line_quick_run(tmp_path):
 def test_targets_apply_to_their_own_row_size_and_load():
     """A goal names its row exactly (the OpenGL row is not the cpu row), its sizes and, where
     given, quiet or under load; the ratio is over the best of its peers."""
-    workload = harness.Workload("W0", "w", "x", sizes={"quick": {"n": 1}, "full": {"n": 9}}, targets=[
+    workload = harness.Workload("W0", "w", "x", sizes={"quick": {"n": 1}, "full": {"n": 9, "dims": (3, 4)}}, targets=[
         harness.Target("peer", 1.3, peers=("jax",), sizes=("full",), under_load=False, text="quiet"),
         harness.Target("peer", 0.8, peers=("jax",), sizes=("full",), under_load=True, text="loaded")])
 
     def row(impl, metric, n=9, load=""):
-        return harness.Result("W0", impl, metric=metric, params={"n": n}, load=load)
+        return harness.Result("W0", impl, metric=metric, params={"n": n, "dims": [3, 4]}, load=load)  # as JSON
     results = [row("tensorfrost", 2.0), row("tensorfrost (opengl)", 5.0), row("jax", 4.0),
                row("tensorfrost", 1.0, n=1), row("jax", 1.0, n=1)]
     targets = report.evaluate_targets(results, {"W0": workload}, None)
@@ -152,3 +152,12 @@ def test_summary_puts_runs_side_by_side():
     lines = summary.table([run(1.2), run(0.8), run(0.5, under_load=True)]).splitlines()
     assert lines[2] == "| W6 | tensorfrost | t | >= 1 | 1.2 | 0.8 | - | 50% | in some runs |"
     assert lines[3] == "| W6 | tensorfrost [under load] | t | >= 1 | - | - | 0.5 | - | no |"
+
+
+def test_summary_can_evaluate_todays_targets_on_an_older_run():
+    """``--retarget``: the targets come from the workloads' definitions, not from the file."""
+    from bench import summary
+    row = harness.Result("C2", "tensorfrost (tensor input)", metric=0.5, params={"calls": 2000})
+    run = {"meta": {}, "results": [row.as_dict()], "targets": []}
+    targets = summary.retarget(run)["targets"]
+    assert [(t["impl"], t["goal"], t["met"]) for t in targets] == [("tensorfrost (tensor input)", 1.0, True)]

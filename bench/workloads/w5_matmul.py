@@ -218,8 +218,10 @@ WORKLOAD = Workload(
               for impl, make in (("tensorfrost", _tensorfrost_form), ("numpy", _numpy_run))}},
     work=lambda p: 2 * p["n"] ** 3 / 1e9,
     targets=[Target("peer", 0.9, peers=("numpy",), impl="tensorfrost", text="at least 90% of numpy (OpenBLAS)"),
-             *(Target("peer", 0.9, peers=(f"numpy ({shape})",), impl=f"tensorfrost ({shape})",
-                      text=f"at least 90% of numpy at {shape}") for shape in SHAPES),
+             # the issue: 0.9x OpenBLAS at 2048^3 and the tall and wide shapes, OpenBLAS's speed up to 1024^3
+             *(Target("peer", 1.0 if shape == "1024^3" else 0.9, peers=(f"numpy ({shape})",),
+                      impl=f"tensorfrost ({shape})",
+                      text=f"at least {'' if shape == '1024^3' else '90% of '}numpy at {shape}") for shape in SHAPES),
              *(Target("peer", 0.9, peers=("tensorfrost",), impl=f"tensorfrost ({shape})",
                       text="within 10% of the plain form") for shape in ("X^T@G", "G@W^T", "8x1024^3 batched"))],
 )
