@@ -145,14 +145,17 @@ def at_size(impl: Callable, params: Callable, repeats: Callable, inputs: Callabl
         small_inputs = inputs(small, np.random.default_rng(0))
         run_once, to_numpy = impl(small_inputs, small)
         error = Prechecked((check or default_check)(to_numpy(run_once()), reference(small_inputs, small)))
-        count = repeats(p)
-
-        def run():
-            for _ in range(count - 1):
-                run_once()
-            return run_once()
-        return run, (lambda out: [error])
+        return repeated(run_once, repeats(p)), (lambda out: [error])
     return resized
+
+
+def repeated(run_once: Callable, count: int) -> Callable:
+    """A run that calls ``run_once`` ``count`` times and returns the last call's result."""
+    def run():
+        for _ in range(count - 1):
+            run_once()
+        return run_once()
+    return run
 
 
 def default_check(outputs: list, reference: list) -> float:

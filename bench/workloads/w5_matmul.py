@@ -17,7 +17,7 @@ Taichi kernels need real annotation objects, so no ``from __future__ import anno
 import numpy as np
 
 from .. import cbuild
-from ..harness import Prechecked, Target, Workload
+from ..harness import Prechecked, Target, Workload, repeated
 
 
 def inputs(p, rng):
@@ -101,12 +101,7 @@ def _shape_row(shape, make_run):
         repeats = max(batch, 1)
         want = _numpy_form(a.astype(np.float64), b.astype(np.float64), form)
         error = Prechecked(np.max(np.abs(to_numpy(run_once()) - want)) / np.sqrt(a.shape[-1 if form != "tn" else -2]))
-
-        def run():
-            for _ in range(repeats - 1):
-                run_once()
-            return run_once()
-        return run, (lambda out: [error])
+        return repeated(run_once, repeats), (lambda out: [error])
     return impl
 
 
