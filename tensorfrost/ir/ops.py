@@ -113,7 +113,7 @@ register(Op("detach", AUTODIFF, 1, doc="the value of its arg; gradients stop her
 register(Op("pass_grad", AUTODIFF, 1,
             doc="the value of its arg; gradients pass to the arg's operands as if it were the identity"))
 
-register(Op("custom_grad", AUTODIFF, None,
+register(Op("custom_grad", AUTODIFF, None, calls_user_code=True,
             doc="args: value, *inputs; the value, whose gradient to the inputs is the vjp of the custom "
                 "operation attrs['name'] (tf.register_custom_operation)"))
 
@@ -133,5 +133,5 @@ from . import ops_math  # noqa: E402,F401 (registers them)
     "const", "dim_id", "input", "input_dim", "load", "store", "set", "copy", "loop", "if", "break", "continue",
     "kernel", "grad", "detach", "pass_grad", "custom_grad", "assert", "alloc", "free", "readback", "region"))
 # Ops whose algebra passes read (index arithmetic, reductions and views they special-case).
-ADD, SUB, MUL, DIV, MOD, SELECT, REDUCE_MAX, REDUCE_MIN, SPLIT_DIM = (OPS[n] for n in (
-    "add", "sub", "mul", "div", "mod", "select", "reduce_max", "reduce_min", "split_dim"))
+ADD, SUB, MUL, DIV, MOD, SELECT, CLAMP, REDUCE_MAX, REDUCE_MIN, SPLIT_DIM = (OPS[n] for n in (
+    "add", "sub", "mul", "div", "mod", "select", "clamp", "reduce_max", "reduce_min", "split_dim"))

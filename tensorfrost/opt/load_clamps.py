@@ -12,7 +12,7 @@ Guarantees afterwards: no load index is ``clamp(x, 0, d - 1)`` for its memory's 
 from __future__ import annotations
 
 from ..ir.node import Node, Program
-from ..ir.ops import LOAD, SUB
+from ..ir.ops import CLAMP, LOAD, SUB
 from ..ir.shapes import dims_equal, static_value
 
 
@@ -28,7 +28,7 @@ def run(program: Program) -> Program:
             continue
         memory = node.args[0]
         for axis, index in enumerate(node.args[1:]):
-            if (index.op.name == "clamp" and axis < memory.rank and static_value(index.args[1]) == 0
+            if (index.op is CLAMP and axis < memory.rank and static_value(index.args[1]) == 0
                     and _is_last_index(index.args[2], memory.shape[axis])):
                 node.args[1 + axis] = index.args[0]
     return program
