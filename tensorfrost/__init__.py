@@ -12,7 +12,7 @@
     out = step(np.zeros((64, 64), np.float32))
 """
 
-from . import imgui, window
+from . import imgui, optimizations, window
 from .ast_frontend import kernel_program, static_range
 from .backend import (
     BackendType,
@@ -188,6 +188,7 @@ globals().update(KEYS)  # tf.KEY_A, tf.KEY_SPACE, ... (GLFW's key codes)
 __version__ = "0.1.0"
 
 __all__ = [
+    "optimizations",
     # upstream TensorFrost's names beside ours (README: "Coming from TensorFrost")
     "TFType", "BackendType", "CodeGenLang", "current_backend", "zeros_like", "ones_like", "eye", "eye_like",
     "hash", "random_value", "element_index", "flat_index", "indices_from_flat_index", "get_copy", "modf",

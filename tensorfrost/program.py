@@ -9,6 +9,7 @@ from time import perf_counter
 import numpy as np
 
 from . import backend as devices
+from . import optimizations
 from .backend_cpu import program_cache
 from .ir.errors import ArgumentError, TensorFrostError
 from .ir.interpreter import run as interpret
@@ -41,13 +42,15 @@ class TensorProgram:
         traced.max_buffers = getattr(self.backend, "max_buffers", None)
         options = devices.build_options()
         cache_key = program_cache.key(traced, self.backend, options)  # of the IR as traced: the passes change it
-        self.executable = program_cache.load(cache_key, self.name, self.backend, options)
+        self.executable, fired = program_cache.load(cache_key, self.name, self.backend, options)
         self.traced, self._program = traced, None
         if self.executable is None:
             self.traced = clone_program(traced)
-            self._program, self._pass_times = compile_program(traced)
-            self.executable = self.backend.build(self._program, options)
-            program_cache.store(cache_key, self._program, self.executable)
+            with optimizations.recording() as fired:
+                self._program, self._pass_times = compile_program(traced)
+                self.executable = self.backend.build(self._program, options)
+            program_cache.store(cache_key, self._program, self.executable, fired)
+        self.optimizations_fired = dict(fired)  # what its compile changed (tf.optimizations)
         self._timed_by_backend = hasattr(self.executable, "last_execution_time")
         self._plain = not (self.printed or self.returns_one_list or self.returns_tuple)  # one tensor out
         self.compile_time = time.perf_counter() - start
@@ -56,7 +59,8 @@ class TensorProgram:
     def program(self):
         """The compiled IR (compiled again from the traced IR when a cache hit skipped the passes)."""
         if self._program is None:
-            self._program, self._pass_times = compile_program(clone_program(self.traced))
+            with optimizations.muted():  # counted when it was compiled first
+                self._program, self._pass_times = compile_program(clone_program(self.traced))
         return self._program
 
     @property

@@ -31,6 +31,9 @@ typedef struct { PyObject_HEAD void* c_type; char* c_data; } cdata_layout; /* cf
 
 static tf_invoke_fn tf_invoke = NULL;
 static PyObject *name_shape, *name_dtype, *name_storage, *name_backend;
+/* Calls this path ran, and outputs it placed in an offered spare (tensorfrost/optimizations.py's
+ * "fast_call" and "spare_outputs"): changed only under the GIL. */
+static long long served_calls = 0, reused_spares = 0;
 
 typedef struct { PyObject* dtype; int rank; PyObject* array_dtype; } input_spec; /* array_dtype: None if not read in place */
 typedef struct { PyObject* dtype; PyObject* spares; int out_index; PyObject* last_shape; } output_spec;
@@ -196,6 +199,7 @@ static PyObject* output(caller* c, int j, PyObject** offered, int count) {
     for (int k = 0; k < count && !tensor; k++) /* (tf_invoke resets the frame's count, not its offers) */
         if (c->offers[k] == slot->data) tensor = offered[k];
     if (!tensor) return PyObject_CallFunction(c->new_output, "i", j);
+    reused_spares++;
     PyObject* shape = output_shape(c, spec, slot);
     if (!shape) return NULL;
     int failed = PyObject_SetAttr(tensor, name_shape, shape) || PyObject_SetAttr(tensor, name_dtype, spec->dtype);
@@ -272,6 +276,7 @@ static PyObject* run_locked(caller* c, PyObject* args) {
         status = tf_invoke(c->frame);
         Py_END_ALLOW_THREADS
         result = status ? failed(c, status) : results(c, args, offered, count);
+        served_calls++;
     } else if (taken == 0) {
         result = Py_NewRef(Py_None);
     }
@@ -423,12 +428,19 @@ static PyObject* bind(PyObject* module, PyObject* address) {
     Py_RETURN_NONE;
 }
 
+/* counts(): (calls run, spares reused); counts(0) sets both back to 0 first. */
+static PyObject* counts(PyObject* module, PyObject* const* argv, Py_ssize_t argc) {
+    if (argc == 1) served_calls = reused_spares = 0;
+    return Py_BuildValue("(LL)", served_calls, reused_spares);
+}
+
 static PyMethodDef methods[] = {
     {"bind", bind, METH_O, "bind(address): the address of pool.c's tf_invoke"},
     {"make", make, METH_VARARGS, "make(...): a caller for one program (see fast_call.c)"},
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "run(caller, args): the outputs, or None"},
     {"acquire", acquire, METH_O, "acquire(caller): take the caller's lock (the Python path's turn)"},
     {"release", release, METH_O, "release(caller): give the caller's lock back"},
+    {"counts", (PyCFunction)(void (*)(void))counts, METH_FASTCALL, "counts([reset]): (calls run, spares reused)"},
     {NULL, NULL, 0, NULL},
 };
 

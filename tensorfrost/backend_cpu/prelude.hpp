@@ -48,6 +48,7 @@ static int tf_fail(const char* format, const long long* values, int count) {
 // buffers); without one, plain aligned_alloc / free.
 // It also carries the flag a Ctrl-C sets (pool.c), checked between kernels.
 // And the process's worker threads (pool.c), which run kernels' rows: tf_parallel.
+// And the counters of the optimizations that fire at run time (tensorfrost/optimizations.py).
 typedef void (*tf_task_fn)(void* context, long long begin, long long end);
 typedef void (*tf_parallel_fn)(long long count, tf_task_fn fn, void* context);
 struct tf_allocator {
@@ -55,10 +56,15 @@ struct tf_allocator {
     void (*release)(void* data);
     volatile int* interrupted;
     tf_parallel_fn parallel;
+    long long* counters;
 };
 inline void* tf_default_alloc(long long bytes) { return aligned_alloc(64, (size_t)bytes); }
 inline void tf_default_release(void* data) { free(data); }
-inline tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release, nullptr, nullptr};
+inline tf_allocator tf_allocator_in_use = {tf_default_alloc, tf_default_release, nullptr, nullptr, nullptr};
+
+// Optimization `k` (its index in optimizations.NAMES) fired once.
+#define TF_COUNT(k) \
+    if (tf_allocator_in_use.counters) __atomic_fetch_add(&tf_allocator_in_use.counters[k], 1, __ATOMIC_RELAXED)
 
 // fn(context, begin, end) over the tasks [0, count), on the worker threads (OpenMP's without
 // them). One function, not part of the template below: an OpenMP region in the template

@@ -24,6 +24,7 @@ import os
 import sys
 from types import SimpleNamespace
 
+from .. import optimizations
 from ..ir import dtypes as dt
 from ..ir.errors import SourceLocation
 from ..ir.node import Node, Program
@@ -31,7 +32,7 @@ from ..ir.ops import CONST, INPUT, OPS
 from ..opt import pipeline
 from . import compiler, gemm_core
 
-FORMAT = "tensorfrost program cache 3"
+FORMAT = "tensorfrost program cache 4"
 SUFFIX = ".program"
 _PLAIN = (int, float, str, bool, type(None))  # attribute values spelled by their repr (which tells them apart)
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -48,44 +49,52 @@ def key(traced: Program, backend, options) -> str | None:
     when it must be compiled anyway."""
     if getattr(backend, "name", None) != "cpu" or os.environ.get("TENSORFROST_DUMP_IR", "") not in ("", "0"):
         return None
+    if not optimizations.enabled("program_cache"):
+        return None
     spelled = _spell(traced)
     if spelled is None:
         return None
     text = "\n".join([FORMAT, _package(), _tables(), options.kernel_lang, options.compiler_flags,
-                      compiler.build_identity(), spelled])
+                      compiler.build_identity(), repr(sorted(optimizations.disabled_set())), spelled])
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def load(cache_key: str | None, name: str, backend, options):
-    """The executable of the entry ``cache_key`` if it and its library verify, else None."""
+def load(cache_key: str | None, name: str, backend, options) -> tuple:
+    """The executable of the entry ``cache_key`` if it and its library verify, and what its
+    compile fired ({optimization: count}, counted again here); else (None, {})."""
     if cache_key is None:
-        return None
+        return None, {}
     data = compiler.read_signed(compiler.entry_path(name, cache_key, SUFFIX))
     if data is None:
-        return None
+        return None, {}
     try:
         entry = json.loads(data)
         if entry["format"] != FORMAT or entry["key"] != cache_key:
-            return None
+            return None, {}
         path = compiler.cached_library(name, entry["library"])
         if path is None:
-            return None
+            return None, {}
         program, source, core = _outline(entry), _sources(entry), entry["core"] is True
+        fired = {str(k): int(v) for k, v in entry["fired"].items() if k in optimizations.NAMES}
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-        return None  # signed by us, so only an older format: compiled again
+        return None, {}  # signed by us, so only an older format: compiled again
     from .runtime import CpuExecutable, ffi
     if core:
         gemm_core.ensure(compiler.cxx_flags(options.compiler_flags))  # before the library that calls it
     try:
         lib = ffi.dlopen(path)
     except OSError:
-        return None  # the normal build rebuilds a library the loader refuses
+        return None, {}  # the normal build rebuilds a library the loader refuses
     compiler.CompileStats.program_hits += 1
-    return CpuExecutable(backend, program, source, path, lib)
+    for optimization, count in fired.items():
+        optimizations.fired(optimization, count)
+    optimizations.fired("program_cache")
+    return CpuExecutable(backend, program, source, path, lib), fired
 
 
-def store(cache_key: str | None, program: Program, executable) -> None:
-    """Keep what ``load`` needs to make ``executable`` again without compiling ``program``."""
+def store(cache_key: str | None, program: Program, executable, fired: dict) -> None:
+    """Keep what ``load`` needs to make ``executable`` again without compiling ``program``,
+    and what its compile ``fired``."""
     if cache_key is None:
         return
     full, spans, start = executable.full_source, [], 0
@@ -101,7 +110,8 @@ def store(cache_key: str | None, program: Program, executable) -> None:
     library = os.path.basename(executable.library_path)[:-len(".so")].rpartition("-")[2]  # its key ends its name
     entry = {"format": FORMAT, "key": cache_key, "library": library,
              "inputs": [[node.dtype.name, node.rank] for node in program.inputs], "outputs": outputs, "source": full,
-             "spans": spans, "core": any("tf_gemm(" in kernel for kernel in executable.kernel_sources)}
+             "spans": spans, "core": any("tf_gemm(" in kernel for kernel in executable.kernel_sources),
+             "fired": fired}
     compiler.write_entry(compiler.entry_path(program.name, cache_key, SUFFIX),
                          compiler.signed(json.dumps(entry).encode()))
 

@@ -15,6 +15,7 @@ from weakref import getweakrefcount
 import numpy as np
 from cffi import FFI
 
+from .. import optimizations
 from ..ir import dtypes as dt
 from ..ir.errors import CompileError, RuntimeCheckError, generated_code_rejected
 from ..ir.node import walk
@@ -37,7 +38,7 @@ ffi.cdef("""
 typedef struct { void* data; int32_t shape[8]; int32_t rank; } tf_arg;
 typedef void (*tf_task_fn)(void* context, long long begin, long long end);
 typedef struct { void* (*alloc)(long long bytes); void (*release)(void* data); int* interrupted;
-                 void (*parallel)(long long count, tf_task_fn fn, void* context); } tf_allocator;
+                 void (*parallel)(long long count, tf_task_fn fn, void* context); long long* counters; } tf_allocator;
 int tf_main(const tf_arg* in, tf_arg* out, char* error, int error_size, const tf_allocator* allocator);
 void* tf_pool_alloc(long long bytes);
 void tf_pool_release(void* data);
@@ -65,6 +66,8 @@ MAX_OFFERS = 64  # spare storages offered to one call (as in pool.c)
 OUTPUT_KINDS = {None: 0, "input": 1, "output": 2}  # fast_call.c's FRESH, INPUT, RESULT: an alias's kind
 OFFERS_PER_OUTPUT = 2
 POOL_SOURCE = os.path.join(os.path.dirname(__file__), "pool.c")
+# calls the Python fast path ran and outputs it placed in offered spares (fast_call.c counts its own)
+PYTHON_PATH_COUNTS = {"fast_call": 0, "spare_outputs": 0}
 
 
 class _Pool:
@@ -80,11 +83,29 @@ class _Pool:
         self.allocator.release = self.lib.tf_pool_release
         self.lib.tf_pool_set_threads(_thread_count())
         self.allocator.parallel = self.lib.tf_pool_parallel
+        # what generated code counts with TF_COUNT (optimizations that fire at run time)
+        self.counters = ffi.new("long long[]", len(optimizations.NAMES))
+        self.allocator.counters = self.counters
+        optimizations.add_counter_source(self.read_counters, self.reset_counters)
         # Ctrl-C stops a running program only while Python's own handler is the one installed
         # (and from the main thread, where signal handlers are set); otherwise it waits.
         if threading.current_thread() is threading.main_thread() and \
                 signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.allocator.interrupted = self.lib.tf_watch_interrupts()
+
+    def read_counters(self) -> dict:
+        """What fired at run time: in generated code (TF_COUNT), and on the call paths."""
+        found = {name: int(self.counters[k]) for k, name in enumerate(optimizations.NAMES)}
+        native = self.fast_call.counts() if "fast_call" in self.__dict__ and self.fast_call else (0, 0)
+        found["fast_call"] += native[0] + PYTHON_PATH_COUNTS["fast_call"]
+        found["spare_outputs"] += native[1] + PYTHON_PATH_COUNTS["spare_outputs"]
+        return found
+
+    def reset_counters(self) -> None:
+        ffi.memmove(self.counters, bytes(8 * len(optimizations.NAMES)), 8 * len(optimizations.NAMES))
+        if "fast_call" in self.__dict__ and self.fast_call:
+            self.fast_call.counts(0)
+        PYTHON_PATH_COUNTS.update(dict.fromkeys(PYTHON_PATH_COUNTS, 0))
 
     @functools.cached_property
     def fast_call(self):
@@ -233,8 +254,10 @@ class CpuExecutable:
                        outs[k * stride:].cast("q"), self.outputs[k][0], [], [None, None]) for k in fresh]
         # per output (as many as MAX_OFFERS allows): (tensor, address) of its earlier small outputs
         self.spares = [entry[4] for entry in self.fresh][:MAX_OFFERS // OFFERS_PER_OUTPUT]
+        self.spare_bytes = SPARE_BYTES if optimizations.enabled("spare_outputs") else -1  # -1: none kept
         self.all_fresh = len(self.fresh) == len(self.outputs)
-        self.native = self._native_caller(fresh)
+        self.fast = optimizations.enabled("fast_call")
+        self.native = self._native_caller(fresh) if self.fast else None
         if self.native is not None:  # one lock for both paths, as they share the frame
             self.lock = _CallerLock(self.pool.fast_call, self.native)
 
@@ -256,7 +279,8 @@ class CpuExecutable:
             (TensorMemory, SingleOutput, np.ndarray, Shape, self.backend, RuntimeCheckError),
             tuple((dtype, rank, array_dtype) for _, rank, dtype, array_dtype in self.in_slots),
             tuple((entry[3], entry[4], k) for entry, k in zip(self.fresh, fresh)), tuple(results),
-            _storage_samples(), functools.partial(_new_output, self.fresh, self.pool.lib.tf_pool_drop, self.backend),
+            _storage_samples(), functools.partial(_new_output, self.fresh, self.pool.lib.tf_pool_drop, self.backend,
+                                                  self.spare_bytes),
             (self.frame, self.ins, self.outs, self.error, self.library_holder))
 
     def __call__(self, memories) -> list:
@@ -274,7 +298,10 @@ class CpuExecutable:
     @property
     def call_fast(self):
         """A function of the arguments that gives the outputs when no argument needs converting,
-        else None (nothing run): fast_call.c's where it was built."""
+        else None (nothing run): fast_call.c's where it was built; None when the "fast_call"
+        optimization was off when the program was built (every call takes the checked path)."""
+        if not self.fast:
+            return None
         if self.native is None:
             return self._call_python
         return functools.partial(self.pool.fast_call.run, self.native)
@@ -297,6 +324,7 @@ class CpuExecutable:
                     _write_shape(entry[0], value.shape)
                 elif not _read_in_place(value, entry):
                     return None
+            PYTHON_PATH_COUNTS["fast_call"] += 1
             return self._run(args)
         finally:
             lock.release()
@@ -311,9 +339,10 @@ class CpuExecutable:
         for j, entry in enumerate(self.fresh):
             memory = offered.get(entry[2][0])
             if memory is None:
-                memory = _new_output(self.fresh, drop, backend, j)
+                memory = _new_output(self.fresh, drop, backend, self.spare_bytes, j)
             else:  # a spare no one holds (another output's may be of another dtype)
                 memory.shape, memory.dtype = _output_shape(entry[1], entry[5]), entry[3]
+                PYTHON_PATH_COUNTS["spare_outputs"] += 1
             outputs.append(memory)
         return outputs if self.all_fresh else self._with_aliases(arguments, outputs)
 
@@ -394,12 +423,12 @@ def _output_shape(words, last: list) -> Shape:
     return last[1]
 
 
-def _new_output(fresh: list, drop, backend, j: int) -> TensorMemory:
+def _new_output(fresh: list, drop, backend, spare_bytes: int, j: int) -> TensorMemory:
     """Fresh output j over the storage the program allocated: owned by Python (``drop`` gives it
-    back to the pool) and, if small, kept as a spare to offer to later calls (the newest)."""
+    back to the pool) and, if at most ``spare_bytes``, kept as a spare to offer to later calls (the newest)."""
     slot, words, pointer, dtype, spares, last = fresh[j]
     memory = TensorMemory(_output_shape(words, last), dtype, ffi.gc(slot.data, drop), backend)
-    if buffer_bytes(math.prod(words)) <= SPARE_BYTES:
+    if buffer_bytes(math.prod(words)) <= spare_bytes:
         spares.append((memory, pointer[0]))
         del spares[:-SPARES]
     return memory

@@ -14,6 +14,7 @@ Guarantees afterwards: the same program; only the positions of invariant nodes c
 
 from __future__ import annotations
 
+from .. import optimizations
 from ..ir.node import Node, Program, Scope, operands, walk
 from ..ir.ops import CONST, ELEMENTWISE, KERNEL, LOAD, LOOP
 from .analysis import is_write, mutable_nodes
@@ -46,6 +47,7 @@ def _hoist_out_of(loop: Node, mutable: set) -> None:
             kept.append(node)
     if not moved:
         return
+    optimizations.fired("hoist")
     loop.body.set_nodes(kept)
     outer = loop.scope
     index = outer.nodes.index(loop)

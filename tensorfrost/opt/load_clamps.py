@@ -11,6 +11,7 @@ Guarantees afterwards: no load index is ``clamp(x, 0, d - 1)`` for its memory's 
 
 from __future__ import annotations
 
+from .. import optimizations
 from ..ir.node import Node, Program
 from ..ir.ops import CLAMP, LOAD, SUB
 from ..ir.shapes import dims_equal, static_value
@@ -31,4 +32,5 @@ def run(program: Program) -> Program:
             if (index.op is CLAMP and axis < memory.rank and static_value(index.args[1]) == 0
                     and _is_last_index(index.args[2], memory.shape[axis])):
                 node.args[1 + axis] = index.args[0]
+                optimizations.fired("load_clamps")
     return program

@@ -12,6 +12,7 @@ bounds remain in a scope.
 
 from __future__ import annotations
 
+from .. import optimizations
 from ..ir.node import Node, Program, Scope, walk
 from ..ir.ops import CONST, DIM_ID, LOOP
 from ..ir.shapes import dims_equal, shapes_equal
@@ -62,6 +63,7 @@ def _merge_scope(program: Program, scope: Scope) -> None:
             del result[last + 1:]
             result[last:last] = between
             last += len(between)
+            optimizations.fired("merge_loops")
             replace_uses(program, {node: first})
             first.body.set_nodes(first.body.nodes + node.body.nodes)
             continue

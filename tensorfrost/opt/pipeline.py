@@ -3,6 +3,8 @@
 Set ``TENSORFROST_DUMP_IR=1`` to print the IR after every pass to stderr, or to a
 directory path to write one file per pass there. A pass that fails is named in the error.
 ``TENSORFROST_VALIDATE=1`` checks the IR's structure after each pass (the tests set it).
+The passes that are optimizations (``OPTIONAL``) are skipped when switched off
+(``TENSORFROST_DISABLE``, tensorfrost/optimizations.py); each counts when it changes a program.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import sys
 import time
 
+from .. import optimizations
 from ..ir.errors import InternalError, TensorFrostError
 from ..ir.node import Node, Program
 from ..ir.printer import format_program
@@ -61,6 +64,11 @@ PASSES = [
 ]
 
 
+# passes a program means the same without: skipped when their optimization is switched off
+OPTIONAL = {"merge_loops": "merge_loops", "recompute": "recompute", "load_clamps": "load_clamps",
+            "hoist": "hoist"}
+
+
 def _dump(program: Program, stage: str, index: int) -> None:
     target = os.environ.get("TENSORFROST_DUMP_IR", "")
     if not target or target == "0":
@@ -95,7 +103,10 @@ def compile_program(program: Program, stop_after: str | None = None) -> tuple[Pr
     validate = os.environ.get("TENSORFROST_VALIDATE", "") not in ("", "0")
     ordered = True
     _dump(program, "trace", 0)
+    off = optimizations.disabled_set()
     for index, (name, run) in enumerate(PASSES, start=1):
+        if OPTIONAL.get(name) in off:
+            continue
         start = time.perf_counter()
         try:
             program = run(program)
