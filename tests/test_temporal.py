@@ -230,3 +230,122 @@ def test_shifted_reads_of_computed_values_are_clamped_once():
     program = tf.compile(lambda: wave(3), name="wave_clamps")
     assert len(program.get_kernels()) == 3
     assert not any("tf_clamp(" in source for source in program.get_kernels())
+
+
+# -- chains of conditional updates: what a chained kernel stores must cover its rows in scratch --
+
+
+def _updates_in_place():
+    """Each step updates T from its row neighbours where a mask holds: the update reads T
+    before the step (a kernel), then stores under an ``if`` (another), which keeps T's other
+    elements; blocked, those elements came from scratch rows that nothing wrote."""
+    u = tf.input([-1, -1], tf.int32)
+    mask = tf.input(u.shape, tf.int32)
+    i, j = u.indices
+    T = u * 1
+    for step in range(4):
+        with tf.if_cond(mask > step):
+            T[i, j] = (T[i - 1, j] + T[i + 1, j] * 2 + T[i, j - 1] + step) % 1009
+    return [T]
+
+
+def numpy_updates_in_place(u, mask):
+    T = u.astype(np.int64)
+    for step in range(4):
+        new = (shifted(T, -1) + shifted(T, 1) * 2 + shifted(T, 0, -1) + step) % 1009
+        T = np.where(mask > step, new, T)
+    return [T]
+
+
+def _selected_steps():
+    """The same updates as selections: every step stores every element, and stays chained."""
+    u = tf.input([-1, -1], tf.int32)
+    mask = tf.input(u.shape, tf.int32)
+    i, j = u.indices
+    middle = None
+    for step in range(4):
+        u = tf.select(mask > step, (u[i - 1, j] + u[i + 1, j] * 2 + u[i, j - 1] + step) % 1009, u)
+        middle = u if step == 1 else middle
+    return [u, middle]
+
+
+def numpy_selected_steps(u, mask):
+    u, middle = u.astype(np.int64), None
+    for step in range(4):
+        u = np.where(mask > step, (shifted(u, -1) + shifted(u, 1) * 2 + shifted(u, 0, -1) + step) % 1009, u)
+        middle = u if step == 1 else middle
+    return [u, middle]
+
+
+def _mixed_steps():
+    """Selections, updates in place, and a store one row down (under an ``if`` that keeps it
+    inside the grid) in one sequence of stencils."""
+    u = tf.input([-1, -1], tf.int32)
+    mask = tf.input(u.shape, tf.int32)
+    n = u.shape[0]
+    i, j = u.indices
+    v = tf.select(mask > 1, u[i - 2, j] + u[i + 1, j], u * 3) % 1009
+    T = v * 1
+    with tf.if_cond(mask > 2):
+        T[i, j] = (v[i + 3, j] + T[i, j + 1]) % 1009
+    down = tf.zeros(u.shape, tf.int32)
+    with tf.if_cond(i < n - 1):
+        down[i + 1, j] = T[i - 1, j] + v
+    w = (down[i - 1, j] + down[i + 1, j] + T) % 1009
+    return [w, T]
+
+
+def numpy_mixed_steps(u, mask):
+    u = u.astype(np.int64)
+    v = np.where(mask > 1, shifted(u, -2) + shifted(u, 1), u * 3) % 1009
+    T = np.where(mask > 2, (shifted(v, 3) + shifted(v, 0, 1)) % 1009, v)
+    down = np.zeros_like(u)
+    down[1:] = (shifted(T, -1) + v)[:-1]
+    return [(shifted(down, -1) + shifted(down, 1) + T) % 1009, T]
+
+
+CONDITIONAL_CHAINS = {"updates_in_place": (_updates_in_place, numpy_updates_in_place),
+                      "selected_steps": (_selected_steps, numpy_selected_steps),
+                      "mixed_steps": (_mixed_steps, numpy_mixed_steps)}
+
+
+@pytest.mark.parametrize("band", [3, 64])
+@pytest.mark.parametrize("name", CONDITIONAL_CHAINS)
+def test_conditional_updates_match_numpy_and_the_interpreter(name, band, rng, monkeypatch):
+    build, reference = CONDITIONAL_CHAINS[name]
+    monkeypatch.setattr(temporal, "BAND", band)
+    program = tf.compile(build, name=f"{name}_{band}")  # the name keys the program cache on the band
+    if name == "selected_steps":
+        assert blocked(program) == 1
+    for shape in [(1, 1), (2, 9), (9, 7), (150, 40)]:
+        u, mask = rng.integers(0, 1009, shape).astype(np.int32), rng.integers(0, 5, shape).astype(np.int32)
+        got = [t.numpy for t in program(u, mask)]
+        for g, want, oracle in zip(got, reference(u, mask), run_reference(program, u, mask)):
+            np.testing.assert_array_equal(g, want)
+            np.testing.assert_array_equal(g, oracle)
+
+
+@pytest.mark.parametrize("band", [3, 64])
+def test_both_branches_of_an_if_store_into_the_tensor_they_read(band, rng, monkeypatch):
+    """Issue 26's reproducer: blocked, the elements the first branch does not store were
+    copied back from uninitialised scratch rows (values like 1074517506)."""
+    monkeypatch.setattr(temporal, "BAND", band)
+
+    def two_branches(x: tf.Arg([-1, -1], tf.int32)):
+        T = x * 1
+        i, j = T.indices
+        if x > 5:
+            T[i, j] = T[i, j - 1] + 1
+        else:
+            T[i, j] = T[i - 1, j] + 2
+        return T
+
+    program = tf.kernel_program(two_branches, name=f"two_branches_{band}")
+    for shape in [(1, 1), (9, 7), (150, 40)]:
+        x = rng.integers(0, 10, shape).astype(np.int32)
+        T = x.astype(np.int64)
+        T = np.where(x > 5, shifted(T, 0, -1) + 1, T)  # the first branch, for all its elements
+        T = np.where(x > 5, T, shifted(T, -1) + 2)  # then the second: it sees the first's stores
+        got = program(x).numpy
+        np.testing.assert_array_equal(got, T)
+        np.testing.assert_array_equal(got, run_reference(program, x)[0])

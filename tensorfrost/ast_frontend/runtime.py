@@ -33,12 +33,16 @@ from ..ir.builder import current
 from ..ir.errors import user_location
 from ..ir.node import operands
 from ..ir.ops import CONST
+from ..tracing import algorithms
 from ..tracing import api as tracing
 from ..tracing.mathfn import select as tf_select
 from ..tracing.tensor import Tensor, apply, is_scalar
 from .errors import KernelProgramError
 
-_FOREVER = 2 ** 31 - 1  # the end of the counted loop that runs `while` loops in the IR
+# The trips a `while` loop in the IR may make (the end of the counted loop that runs it):
+# one whose condition still holds after them raises an error naming its line when the
+# program runs (a flag its last trip sets, which the host checks after the loop). Tests lower it.
+_FOREVER = 2 ** 31 - 1
 
 
 # -- counting the Python references to a value ---------------------------------------------------
@@ -213,6 +217,8 @@ class Frame:
         elif is_scalar(value):
             handle = tracing.const(value)
             node, pending = handle.node, False
+            if _python_int(value):
+                self.builder.variables.weak_int(node)
         elif isinstance(value, Tensor):
             handle = value if not shared and self._fresh_constant(value.node) else _variable_copy(value)
             node, pending = handle.node, False
@@ -247,12 +253,20 @@ class Frame:
                                      f"or a number, but it is assigned a {type(value).__name__}", user_location())
         if var.pending:
             var.node.dtype, var.node.attrs["value"], var.pending = new_dtype, dt.cast_scalar(0, new_dtype), False
+            if _python_int(value):
+                self.builder.variables.weak_int(var.node)
         have = var.node.dtype
         if (new_dtype.is_float and not have.is_float) or (new_dtype.is_integer and have.is_bool):
             raise KernelProgramError(f"'{name}' is a {have!r} variable here (from its value before this loop "
                                      f"or if), but is assigned a {new_dtype!r} value; give it a {new_dtype!r} "
                                      f"value before (for example 0.0 instead of 0)", user_location())
+        self.builder.variables.assigned(var.node, new_dtype)
         tracing.assign(Tensor(var.node), value)
+
+
+def _python_int(value) -> bool:
+    """A Python int (weakly typed), not a bool or a numpy scalar."""
+    return type(value) is int
 
 
 def _variable_copy(value: Tensor) -> Tensor:
@@ -324,7 +338,8 @@ class _While(_Region):
     def __enter__(self):
         # A loop whose condition became a tensor in an earlier trace is a tensor loop
         # from the start, its Python-number variables carried as tensors.
-        self.key = self.frame.builder.variables.site(user_location(), "while")
+        self.location = user_location()
+        self.key = self.frame.builder.variables.site(self.location, "while")
         if self.test_fn is None or self.key in self.frame.builder.variables.plan.tensor_loops:
             self.tensor = True
         else:
@@ -350,12 +365,54 @@ class _While(_Region):
             return bool(value)
         if self.calls > 1:
             self._close()
+            self._check_trips()
             return False
-        self._open(tracing.loop(0, _FOREVER))
+        self.exhausted = self._trip_flag()
+        trip = self._open(tracing.loop(0, _FOREVER))
+        holds = tracing.const(True)
         if self.test_fn is not None:
-            with tracing.if_cond(not_(self.test_fn())):
+            holds = _as_bool(self.test_fn())
+            with tracing.if_cond(apply("not", holds)):
                 tracing.break_loop()
+        # 1 where the last trip starts with the condition holding (a value per element, so
+        # the loop stays in its kernel; no break: the last trip ends the loop anyway).
+        reached = tf_select(trip == _FOREVER - 1, apply("int", holds), 0)
+        tracing.assign(self.exhausted, apply("max", self.exhausted, reached))
         return True
+
+    def _trip_flag(self) -> Tensor:
+        """A variable for "an element reached the last trip", defined before the outermost
+        block around the loop, where the host checks it after that block (``_check_trips``)."""
+        builder = current()
+        root = builder.program.root
+        self.anchor = builder.scope.owner
+        if self.anchor is None:
+            return _variable_copy(tracing.const(0))
+        while self.anchor.scope is not root:
+            self.anchor = self.anchor.scope.owner
+        staged = []
+        with builder.inside(root, staged):
+            flag = _variable_copy(tracing.const(0))
+        position = root.nodes.index(self.anchor)
+        root.nodes[position:position] = staged
+        return flag
+
+    def _check_trips(self) -> None:
+        """The error if an element reached the last trip with the condition holding: right
+        after the loop, or after the outermost block around it."""
+        builder = current()
+        root = builder.program.root
+        staged = []
+        with builder.inside(root, staged):
+            flag = self.exhausted
+            while flag.ndim > 1:
+                flag = algorithms.reduce_max(flag, axis=-1)
+            flag = tracing.uniform(algorithms.reduce_max(flag).node) if flag.ndim else flag.node
+            builder.check(lambda: builder.elementwise("eq", [flag, builder.const(0, dt.int32)]), [flag],
+                          f"this while loop's condition still held after {_FOREVER - 1} trips: the loop does "
+                          "not end", self.location)
+        position = len(root.nodes) if self.anchor is None else root.nodes.index(self.anchor) + 1
+        root.nodes[position:position] = staged
 
     def break_(self, *ifs) -> bool:
         """``break``: True if Python must break (a Python loop), after emitting it in the IR otherwise."""

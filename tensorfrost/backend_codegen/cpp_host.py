@@ -28,7 +28,6 @@ from ..emit.host import HostEmitter
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program
 from ..opt.analysis import set_variables
-from ..runtime import MAX_ELEMENTS
 
 _API_PATH = os.path.join(os.path.dirname(__file__), "tensorfrost_api.hpp")
 _TYPES = {dt.float32: "Float", dt.int32: "Int", dt.uint32: "Uint", dt.bool1: "Bool"}
@@ -98,12 +97,8 @@ class MainFunction(HostEmitter, BodyEmitter):
     def stmt_alloc(self, node: Node) -> None:
         # A size computed at run time must not wrap to a huge uint, nor exceed 32-bit indexing
         # (tf.check throws a tf_error with the message).
-        dims = [f"(long long)({self.value(d)})" for d in node.shape]
         for check in self.size_checks(node):
-            values = [dims[axis] for axis in check.dims]
-            # in doubles: no overflow, and rounding cannot move a product across 2^31 - 1
-            holds = f"{values[0]} >= 0" if check.kind == "negative" else \
-                " * ".join(f"(double){v}" for v in values) + f" <= {MAX_ELEMENTS}.0"
+            holds, values = self.c_size_check(node, check, holds=True)
             self.emit(f"tf.check({holds}, {c_string(check.message)}, {{{', '.join(values)}}});")
         label = node.name or self.name(node)
         self.emit(f"TFTensor {self.name(node)} = tf.allocate({c_string(label)}, {self.shape_list(node.shape)}, "

@@ -24,6 +24,14 @@ typedef uint32_t uint;
 
 enum class TFType { Float, Int, Uint, Bool };
 
+// An exact size (a double: host arithmetic on sizes computed without wrapping) as the
+// long long an error message prints, saturated where it does not fit.
+#ifndef TF_EXACT_VALUE  // (the runtime of codegen's C++ may include the cpu prelude too)
+#define TF_EXACT_VALUE
+static inline long long tf_exact_value(double v) {
+    return v >= 9.2e18 ? 9223372036854775807LL : v <= -9.2e18 ? (-9223372036854775807LL - 1) : (long long)v;
+}
+#endif
 static inline uint asuint(float x) { uint r; memcpy(&r, &x, 4); return r; }
 static inline uint asuint(int32_t x) { return (uint)x; }
 static inline uint asuint(uint x) { return x; }

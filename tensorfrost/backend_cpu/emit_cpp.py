@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 
+from .. import optimizations
 from ..emit.clike import BodyEmitter, Lang, c_comment, c_string, identifier, index_arithmetic, shift_of
 from ..emit.host import HostEmitter
 from ..ir.node import Node, Program, walk
 from ..ir.ops import ADD, BREAK, CONTINUE, DIM_ID, IF, INPUT, KERNEL, LOAD, LOOP, MUL, SET, STORE
 from ..ir.shapes import dims_equal, shapes_equal
 from ..opt.analysis import set_variables
-from ..runtime import MAX_ELEMENTS
 from . import gemm, temporal, tiling
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
@@ -94,6 +94,11 @@ def _reads_transposed(kernel: Node) -> bool:
                and shapes_equal(n.args[-1].shape, kernel.shape) for n in walk(kernel.body))
 
 
+def _column_blocked(kernel: Node) -> bool:
+    """True if ``kernel`` (untiled) runs in blocks of columns: optimization "column_blocks"."""
+    return kernel.rank == 2 and _reads_transposed(kernel) and optimizations.enabled("column_blocks")
+
+
 def _column_blocks(dims: list, call: str) -> tuple[list, list]:
     """A transposing kernel's tasks: blocks of COLUMN_BLOCK columns by ROW_BLOCK rows, each
     run down its rows, so the lines (and pages) of the rows it reads across are reused while
@@ -155,7 +160,9 @@ class CppProgram:
         self.tiled: set[int] = set()  # indices of the tiled kernels
         self.uses_gemm = False
         kernels = [n for n in program.walk() if n.op is KERNEL]
-        self.blocking = temporal.Blocking(program, lambda k: not _reads_transposed(k))
+        self.blocking = temporal.Blocking(program, lambda k: not _column_blocked(k))
+        self.pragmas: dict[Node, dict] = {}  # kernel -> its simd_pragmas
+        self.interiors: set[Node] = set()  # kernels whose rows run a stencil interior
         self.kernel_sources = [self.kernel(k) for k in kernels]
         self.main_source = self.host()
         pieces = [*self.kernel_sources, self.main_source]
@@ -214,7 +221,12 @@ class CppProgram:
         tiles = tiling.plan(kernel)
         if tiles is not None:
             self.tiled.add(len(self.declarations) - 1)
-        columns = tiles is None and rank == 2 and _reads_transposed(kernel)
+            optimizations.fired("tiling")
+            if tiles.rows > 1:
+                optimizations.fired("tile_rows")
+        columns = tiles is None and _column_blocked(kernel)
+        if columns:
+            optimizations.fired("column_blocks")
         if rank == 1:
             outer = ["tf_start", "tf_stop"]
         elif columns:
@@ -298,22 +310,33 @@ class CppProgram:
 
     def simd_pragmas(self, kernel: Node) -> dict:
         """``#pragma omp simd reduction`` for loops that only accumulate (a row sum, a dot
-        product): their iterations then run in SIMD lanes, summed in a different order."""
-        pragmas = {}
+        product): their iterations then run in SIMD lanes, summed in a different order.
+        Optimization "simd_reductions", counted once per kernel that gets one."""
+        if kernel in self.pragmas:
+            return self.pragmas[kernel]
+        pragmas = self.pragmas[kernel] = {}
+        if not optimizations.enabled("simd_reductions"):
+            return pragmas
         for loop in (n for n in walk(kernel.body) if n.op is LOOP):
             reductions = _reduction_vars(loop, self.mutable)
             if reductions:
                 clauses = " ".join(f"reduction({op}:{', '.join(self.name(v) for v in vs)})"
                                    for op, vs in sorted(reductions.items()))
                 pragmas[loop] = f"#pragma omp simd {clauses}"
+        if pragmas:
+            optimizations.fired("simd_reductions")
         return pragmas
 
     def _row_loops(self, kernel: Node, dims: list, plan=None, ranged=False) -> list[str]:
         """The loop over the last grid axis. When loads are shifted along it (stencils), it is
         split into borders, where indices are clamped, and an interior, where they cannot
-        leave the buffer, so the interior needs no clamping and vectorizes."""
+        leave the buffer, so the interior needs no clamping and vectorizes: optimization
+        "stencil_interior", counted once per kernel."""
         rank = kernel.rank
-        offsets = _inner_offsets(kernel)
+        offsets = _inner_offsets(kernel) if optimizations.enabled("stencil_interior") else set()
+        if offsets and kernel not in self.interiors:
+            self.interiors.add(kernel)
+            optimizations.fired("stencil_interior")
         n, last = dims[-1], f"i{rank - 1}"
         start, stop = ("tf_start", "tf_stop") if rank == 1 or ranged else ("0", n)
         if offsets:
@@ -382,19 +405,19 @@ class _HostEmitter(HostEmitter, BodyEmitter):
         count = " * ".join(f"(long long)({self.value(d)})" for d in node.shape) or "1"
         name = self.name(node)
         ctype = self.lang.storage_types[node.dtype]
-        dims = [f"(long long)({self.value(d)})" for d in node.shape]
+        self.check_sizes(node)
+        self.emit(f"tf_buffer {name}_memory({count}, {c_string(node.name or name)});")
+        self.emit(f"if (!{name}_memory.data) return 1;")
+        self.emit(f"{ctype}* {name} = ({ctype}*){name}_memory.data;")
+
+    def check_sizes(self, node: Node) -> None:
+        """The size checks of an allocation or a kernel's grid (``HostEmitter.size_checks``)."""
         for check in self.size_checks(node):
-            values = [dims[axis] for axis in check.dims]
-            # in doubles: no overflow, and rounding cannot move a product across 2^31 - 1
-            failed = f"{values[0]} < 0" if check.kind == "negative" else \
-                " * ".join(f"(double){v}" for v in values) + f" > {MAX_ELEMENTS}.0"
+            failed, values = self.c_size_check(node, check)
             self.emit(f"if ({failed}) {{")
             self.emit(f"    const long long tf_sizes[] = {{{', '.join(values)}}};")
             self.emit(f"    return tf_fail({c_string(check.message)}, tf_sizes, {len(values)});")
             self.emit("}")
-        self.emit(f"tf_buffer {name}_memory({count}, {c_string(node.name or name)});")
-        self.emit(f"if (!{name}_memory.data) return 1;")
-        self.emit(f"{ctype}* {name} = ({ctype}*){name}_memory.data;")
 
     def stmt_free(self, node: Node) -> None:
         if node.args[0] in self.cpp.blocking.scratch or node in self.cpp.blocking.deferred:
@@ -411,6 +434,7 @@ class _HostEmitter(HostEmitter, BodyEmitter):
         self.emit(f"// region {'begin' if node.attrs['begin'] else 'end'}: {c_comment(node.attrs['name'])}")
 
     def stmt_kernel(self, node: Node) -> None:
+        self.check_sizes(node)
         chained = self.cpp.blocking.host_call(node, self.name, self.value)
         if chained is not None:
             for line in chained:

@@ -9,12 +9,17 @@ column, k) indices, gets a second path, chosen at run time for large products: `
 computes every ``acc`` into C (the output buffer itself when the kernel only stores
 ``acc``, else a scratch buffer), then the rest of the body runs per element with ``acc``
 read from C. Strides describe the operands, so transposed and batched ones need no copy.
+
+Optimizations (tensorfrost/optimizations.py), counted per run that takes the GEMM path:
+"gemm" (off: no GEMM path is emitted) and "gemm_epilogue" (the rest of the body run on
+the GEMM's rows of C; off: a kernel with more than the store of ``acc`` takes no GEMM path).
 """
 
 from __future__ import annotations
 
 import os
 
+from .. import optimizations
 from ..emit.clike import BodyEmitter
 from ..ir import dtypes as dt
 from ..ir.node import Node, walk
@@ -75,8 +80,9 @@ def _operand(load: Node, kernel: Node, loop: Node, own: int, other: int) -> bool
 
 
 def plan(kernel: Node) -> Gemm | None:
-    """The GEMM form of ``kernel``, or None if it is not a float32 matmul of buffers."""
-    if kernel.rank < 2:
+    """The GEMM form of ``kernel``, or None if it is not a float32 matmul of buffers (or the
+    optimizations it needs are off)."""
+    if kernel.rank < 2 or not optimizations.enabled("gemm"):
         return None
     loops = [n for n in walk(kernel.body) if n.op is LOOP]
     if len(loops) != 1 or loops[0] not in kernel.body.nodes:
@@ -97,7 +103,8 @@ def plan(kernel: Node) -> Gemm | None:
     row, col = kernel.rank - 2, kernel.rank - 1
     for a, b in (loads, loads[::-1]):
         if _operand(a, kernel, loop, row, col) and _operand(b, kernel, loop, col, row):
-            return Gemm(kernel, loop, acc, a, b)
+            found = Gemm(kernel, loop, acc, a, b)
+            return found if found.direct or optimizations.enabled("gemm_epilogue") else None
     return None
 
 
@@ -169,7 +176,11 @@ def fast_path(gemm: Gemm, value, name, epilogue: list[str]) -> list[str]:
     if not gemm.direct:
         total = " * ".join(f"(long long){d}" for d in dims)
         lines += [f"    float* tf_gemm_c = (float*)tf_allocator_in_use.alloc(tf_buffer_bytes({total}));",
-                  "    if (tf_gemm_c) {"]
+                  "    if (tf_gemm_c) {",
+                  f"        TF_COUNT({optimizations.index('gemm')});",
+                  f"        TF_COUNT({optimizations.index('gemm_epilogue')});"]
+    else:
+        lines.append(f"    TF_COUNT({optimizations.index('gemm')});")
     pad = "    " * (1 if gemm.direct else 2)
     for axis in range(rank - 2):
         lines.append(pad + "    " * axis + f"for (int32_t i{axis} = 0; i{axis} < {dims[axis]}; i{axis}++)")

@@ -284,3 +284,12 @@ template <class T> static inline void tf_atomic_max(T* p, T v) { tf_atomic_cas(p
 template <class T> static inline void tf_atomic_and(T* p, T v) { __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }
 template <class T> static inline void tf_atomic_or(T* p, T v) { __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
 template <class T> static inline void tf_atomic_xor(T* p, T v) { __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }
+
+// An exact size (a double: host arithmetic on sizes computed without wrapping) as the
+// long long an error message prints, saturated where it does not fit.
+#ifndef TF_EXACT_VALUE  // (the runtime of codegen's C++ may include the cpu prelude too)
+#define TF_EXACT_VALUE
+static inline long long tf_exact_value(double v) {
+    return v >= 9.2e18 ? 9223372036854775807LL : v <= -9.2e18 ? (-9223372036854775807LL - 1) : (long long)v;
+}
+#endif

@@ -12,11 +12,17 @@ edges, where the kernels' clamped indices read what they read unblocked.
 The kernels' row functions run unchanged: a scratch buffer is passed as a pointer offset by
 its first computed row, so ``buffer[i0 * width + j]`` lands in the scratch for the rows the
 task computed. Only rows matter: bands span whole rows, so a read may go anywhere along the
-other axes.
+other axes. Scratch rows start as garbage, so a chained kernel must store every element of
+what it writes: a kernel whose only store to a buffer is under an ``if`` (which keeps the
+buffer's other elements as they were) ends a chain.
+
+Optimization "chains" (tensorfrost/optimizations.py): off, no chain is planned; each call of
+a chain that runs in bands counts once (rows too wide for the scratch run unblocked).
 """
 
 from __future__ import annotations
 
+from .. import optimizations
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program, walk
 from ..ir.ops import ADD, ALLOC, CLAMP, CONST, DIM_ID, FREE, INPUT_DIM, KERNEL, LOAD, LOOP, STORE, SUB
@@ -51,6 +57,8 @@ class Chain:
 def plan(program: Program, plain_rows) -> list[Chain]:
     """The chains of ``program`` worth blocking; ``plain_rows(kernel)`` says whether the
     emitter runs the kernel's rows as ``<name>_rows(buffers, uniforms, i0, ..)``."""
+    if not optimizations.enabled("chains"):
+        return []
     outside = _uses_outside_kernels(program)
     chains = []
     for run in _runs(program, plain_rows):
@@ -70,8 +78,9 @@ def _host_scopes(program: Program):
 
 
 def _candidate(kernel: Node, plain_rows) -> bool:
-    """A kernel on a grid of rank >= 2 whose row function is plain, storing only its own
-    element, with no loops (whose bounds could read rows anywhere), no scatters, and no
+    """A kernel on a grid of rank >= 2 whose row function is plain, storing its own element
+    and nothing else, and every element of each buffer it writes (its rows in scratch are
+    then whole), with no loops (whose bounds could read rows anywhere), no scatters, and no
     reads of what it writes."""
     if kernel.rank < 2 or not plain_rows(kernel):
         return False
@@ -85,7 +94,10 @@ def _candidate(kernel: Node, plain_rows) -> bool:
                     f"dim{a.attrs['axis']}" if a.op is DIM_ID and shapes_equal(a.shape, kernel.shape) else None
                     for a in index] != point:
                 return False
-    return True
+    # a store under an if keeps the buffer's other elements as they were: another store must
+    # write every element
+    unconditional = {n.args[0] for n in kernel.body.nodes if n.op is STORE}
+    return set(kernel.attrs["written"]) <= unconditional
 
 
 def _runs(program: Program, plain_rows):
@@ -309,6 +321,7 @@ def _chain_source(chain: Chain, name, lang, dims: list, parallel_threshold: int)
              f"    if ({slot_count}LL * tf_slot * 4 > {SCRATCH_LIMIT}LL) {{  // rows too wide: unblocked",
              *["        " + line for line in _unblocked(chain, name, storage_types, dims)],
              "        return 0;", "    }",
+             f"    TF_COUNT({optimizations.index('chains')});  // in bands",
              "    int tf_failed = 0;",
              "    auto tf_tasks = [&](long long tf_begin, long long tf_end) {",
              f"        char* tf_scratch = tf_chain_scratch({slot_count}LL * tf_slot * 4);",

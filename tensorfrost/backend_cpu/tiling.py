@@ -8,6 +8,14 @@ so the lane loop vectorizes and values that do not depend on the lane (``A[i, k]
 loaded once per tile. Values are arrays only where they must survive from one lane loop
 to another (variables, values used across loops); the rest stay scalars.
 
+A lane loop steps along the tile axes (rows "r", lanes "l") that its statements vary
+along, and every statement in it that writes memory varies along all of them: an array
+(a variable, a value used in another loop) gets a slot per point of the loop, a store
+that varies along fewer axes than the tile has a lane loop of its own. Otherwise a row's
+accumulator (``acc += A[i, k]`` for every column j) would be added to once per lane; and
+g++ 12 (-O3, AVX2) miscompiles a store that an inner loop does not move
+(``for r: for l: v[r] = A[r * K]`` stores zeros).
+
 Per-element control flow runs *masked*, as SIMD hardware runs it: an ``if`` computes its
 body for every lane and keeps the results of the lanes whose condition holds; a ``break``
 clears its lanes' live flags, and the tile leaves the loop when no lane is live (a
@@ -19,10 +27,12 @@ kernels whose loops' bounds differ between the elements of a tile.
 
 from __future__ import annotations
 
+from .. import optimizations
 from ..emit.clike import BodyEmitter, Lang
 from ..ir.node import Node, walk
 from ..ir.ops import BREAK, CONTINUE, DIM_ID, IF, KERNEL, LOAD, LOOP, SET, STORE
 from ..ir.shapes import shapes_equal, static_value
+from ..opt.analysis import set_variables
 
 LANES = 32  # elements along the last grid axis per tile (two AVX-512 vectors of floats)
 ROWS = 8  # elements along the axis before it, sharing the loads that ignore the last axis
@@ -30,15 +40,18 @@ ROW_BLOCK = 64  # rows a thread runs for one tile of lanes: enough work items fo
 
 
 class Tiling:
-    """Which values vary with the tile's row ("r") and lane ("l") axes, and which loops
-    run masked (they hold a ``break``)."""
+    """Which values vary with the tile's row ("r") and lane ("l") axes, which loops run
+    masked (they hold a ``break``), the run (lane loop) of each element statement, the axes
+    each run steps along, and the values kept in arrays."""
 
-    def __init__(self, kernel: Node, variance: dict, masked_loops: set):
+    def __init__(self, kernel: Node, variance: dict, masked_loops: set, rows: int, run_of: dict, arrays: set):
         self.kernel = kernel
         self.variance = variance
         self.masked_loops = masked_loops
-        self.masked = bool(masked_loops) or any(n.op is IF for n in walk(kernel.body))
-        self.rows = ROWS if kernel.rank >= 2 and not self.masked else 1
+        self.rows = rows
+        self.run_of = run_of
+        self.run_axes = _run_axes(kernel, run_of, variance)
+        self.arrays = arrays
         # A narrow last axis (a matmul with 10 columns) is one whole tile of that width, so
         # its lane loops have constant bounds too.
         width = static_value(kernel.shape[-1]) if kernel.rank >= 2 else None
@@ -46,29 +59,62 @@ class Tiling:
 
 
 def plan(kernel: Node) -> Tiling | None:
-    """A tiling for ``kernel``, or None where it would not pay or not be valid."""
+    """A tiling for ``kernel``, or None where it would not pay, would not be valid, or
+    optimization "tiling" is off."""
     nodes = list(walk(kernel.body))
-    if kernel.rank == 0 or not any(n.op is LOOP for n in nodes):
+    if kernel.rank == 0 or not any(n.op is LOOP for n in nodes) or not optimizations.enabled("tiling"):
         return None
     if any(n.op is CONTINUE or n.op.atomic for n in nodes):
         return None
     if any(inner.op is LOOP for n in nodes if n.op is IF for inner in walk(n.body)):
         return None
     masked_loops = {n.enclosing_loop() for n in nodes if n.op is BREAK}
-    grid, last = kernel.shape, kernel.rank - 1
-    axes = {last: "l", last - 1: "r"} if kernel.rank >= 2 else {last: "l"}
+    masked = bool(masked_loops) or any(n.op is IF for n in nodes)
+    rows = ROWS if kernel.rank >= 2 and not masked and optimizations.enabled("tile_rows") else 1
+    last = kernel.rank - 1
+    # A tile of one row has no row axis: what varies only with the row is uniform in it.
+    axes = {last: "l", last - 1: "r"} if rows > 1 else {last: "l"}
     variance: dict[Node, frozenset] = {}
+    _propagate(kernel, nodes, axes, masked_loops, variance)
+    if any(variance.get(a) for n in nodes if n.op is LOOP for a in n.args):
+        return None  # per-element loop bounds: elements of a tile would run different loops
+    if _gathers_across_lanes(kernel, variance):
+        return None  # lanes would read far apart; vectorize the loops themselves instead
+    for node in nodes:  # masked statements run in the lane loops
+        if node.op in (IF, BREAK) or _under_mask(node, ()):
+            variance[node] = variance.get(node, frozenset()) | {"l"}
+    run_of = _runs(kernel, variance, frozenset(axes.values()))
+    arrays = _arrays(kernel, run_of, set_variables(nodes))
+    # What a lane loop writes to memory varies along every axis it steps along (arrays,
+    # variables); growing one may grow the axes of the loops that use it.
+    while True:
+        run_axes = _run_axes(kernel, run_of, variance)
+        short = {}
+        for node, run in run_of.items():
+            written = node.args[0] if node.op is SET else node if node in arrays else None
+            if written is not None and not run_axes[run] <= variance[written]:
+                short[written] = short.get(written, variance[written]) | run_axes[run]
+        if not short:
+            break
+        variance.update(short)
+        _propagate(kernel, nodes, axes, masked_loops, variance)
+    return Tiling(kernel, variance, masked_loops, rows, run_of, arrays)
+
+
+def _propagate(kernel: Node, nodes: list, axes: dict, masked_loops: set, variance: dict) -> None:
+    """Grow ``variance`` to its fixed point: a value varies along the axes of the grid
+    indices it depends on, and a variable along those of everything assigned to it."""
     changed = True
     while changed:
         changed = False
         for node in nodes:
             found = set(variance.get(node, ()))
-            if node.op is DIM_ID and shapes_equal(node.shape, grid) and node.attrs["axis"] in axes:
+            if node.op is DIM_ID and shapes_equal(node.shape, kernel.shape) and node.attrs["axis"] in axes:
                 found.add(axes[node.attrs["axis"]])
             operands = node.args[1:] if node.op in (LOAD, STORE) else node.args
             for arg in operands:
                 found |= variance.get(arg, frozenset())
-            if node.op is SET and _under_mask(node, masked_loops):
+            if node.op in (SET, STORE) and _under_mask(node, masked_loops):
                 found.add("l")  # lanes leave the loop or take the branch at different times
             if found != variance.get(node, frozenset()):
                 variance[node] = frozenset(found)
@@ -79,14 +125,71 @@ def plan(kernel: Node) -> Tiling | None:
                 if merged != variance.get(target, frozenset()):
                     variance[target] = merged
                     changed = True
-    if any(variance.get(a) for n in nodes if n.op is LOOP for a in n.args):
-        return None  # per-element loop bounds: elements of a tile would run different loops
-    if _gathers_across_lanes(kernel, variance):
-        return None  # lanes would read far apart; vectorize the loops themselves instead
-    for node in nodes:  # masked statements run in the lane loops
-        if node.op in (IF, BREAK) or _under_mask(node, ()):
-            variance[node] = variance.get(node, frozenset()) | {"l"}
-    return Tiling(kernel, variance, masked_loops)
+
+
+def _runs(kernel: Node, variance: dict, tile_axes: frozenset) -> dict[Node, int]:
+    """{element statement: its run}: consecutive element statements of a scope, up to a
+    loop or a uniform statement that orders memory, run in one lane loop (a masked ``if``
+    and its body in its condition's); a store that varies along fewer than all the tile's
+    axes runs alone."""
+    run_of: dict[Node, int] = {}
+    counter = 0
+
+    def assign(nodes):
+        nonlocal counter
+        current = None
+        for node in nodes:
+            if node.op is LOOP:
+                current = None
+                counter += 1
+                assign(node.body.nodes)
+                counter += 1
+            elif node.op is STORE and variance.get(node) and variance[node] != tile_axes:
+                counter += 1
+                run_of[node] = counter
+                current = None
+            elif variance.get(node):
+                if current is None:
+                    counter += 1
+                    current = counter
+                run_of[node] = current
+                if node.op is IF:
+                    run_of.update((inner, current) for inner in walk(node.body))
+            elif _orders_memory(node, kernel):
+                current = None
+    assign(kernel.body.nodes)
+    return run_of
+
+
+def _orders_memory(node: Node, kernel: Node) -> bool:
+    """True for a uniform statement that must stay between the lane loops around it, in
+    program order: an assignment, a store, a load of a buffer the kernel writes."""
+    return node.op in (SET, STORE) or (node.op is LOAD and node.args[0] in kernel.attrs["written"])
+
+
+def _arrays(kernel: Node, run_of: dict, variables: set) -> set[Node]:
+    """Element values that must outlive their lane loop: variables, and values used by
+    a statement in another run (another loop body, or after a loop). The grid's indices
+    are the lane loops' own counters."""
+    arrays = {n for n in run_of if n in variables}
+    for node in walk(kernel.body):
+        for arg in node.args:
+            if arg in run_of and run_of.get(node) != run_of[arg]:
+                arrays.add(arg)
+    return {n for n in arrays if not _grid_index(n, kernel)}
+
+
+def _grid_index(node: Node, kernel: Node) -> bool:
+    return node.op is DIM_ID and shapes_equal(node.shape, kernel.shape)
+
+
+def _run_axes(kernel: Node, run_of: dict, variance: dict) -> dict[int, frozenset]:
+    """The axes each run's lane loop steps along: those its statements vary along (a
+    grid index alone is no statement: the loop defines it where it is used)."""
+    axes: dict[int, frozenset] = {}
+    for node, run in run_of.items():
+        axes[run] = axes.get(run, frozenset()) | (frozenset() if _grid_index(node, kernel) else variance[node])
+    return axes
 
 
 def _under_mask(node: Node, masked_loops) -> bool:
@@ -139,44 +242,11 @@ class TiledEmitter(BodyEmitter):
         self.bounded = bounded
         self.tiling = tiling
         self.flat = flat
-        self.arrays = self._arrays()
+        self.arrays = tiling.arrays
         self.pending: list[Node] = []
         self.full = False  # a whole tile: loop bounds are constants the compiler unrolls
         self.conditions: list[str] = []  # of the enclosing masked ifs
         self.live: list[str] = []  # live-flag arrays of the enclosing masked loops
-
-    def _arrays(self) -> set[Node]:
-        """Element values that must outlive their lane loop: variables, and values used by
-        a statement in another run (another loop body, or after a loop)."""
-        variance = self.tiling.variance
-        run_of: dict[Node, int] = {}
-        counter = [0]
-
-        def assign(nodes):
-            current = None
-            for node in nodes:
-                if node.op is LOOP:
-                    current = None
-                    counter[0] += 1
-                    assign(node.body.nodes)
-                    counter[0] += 1
-                elif variance.get(node):
-                    if current is None:
-                        counter[0] += 1
-                        current = counter[0]
-                    run_of[node] = current
-                    if node.op is IF:  # a masked if runs in its condition's lane loop
-                        run_of.update((inner, current) for inner in walk(node.body))
-                elif node.op in (SET, STORE):
-                    current = None
-        assign(self.tiling.kernel.body.nodes)
-        arrays = {n for n in run_of if n in self.mutable}
-        for node in walk(self.tiling.kernel.body):
-            for arg in node.args:
-                if arg in run_of and run_of.get(node) != run_of[arg]:
-                    arrays.add(arg)
-        grid = self.tiling.kernel.shape
-        return {n for n in arrays if not (n.op is DIM_ID and shapes_equal(n.shape, grid))}
 
     def subscript(self, node: Node) -> str:
         variance = self.tiling.variance.get(node, frozenset())
@@ -211,42 +281,47 @@ class TiledEmitter(BodyEmitter):
     # -- statements ------------------------------------------------------------------------------
 
     def scope(self, nodes) -> None:
+        run_of = self.tiling.run_of
         for node in nodes:
             if node.op is LOOP:
                 self.flush()
                 self.statement(node)
-            elif self.tiling.variance.get(node):
+            elif node in run_of:
+                if self.pending and run_of[self.pending[-1]] != run_of[node]:
+                    self.flush()
                 self.pending.append(node)
             else:
-                if node.op in (SET, STORE):
+                if _orders_memory(node, self.tiling.kernel):
                     self.flush()
                 self.statement(node)
         self.flush()
 
     def flush(self) -> None:
-        """Emit the pending element statements in one lane loop over the tile."""
+        """Emit the pending element statements (one run) in one lane loop over the tile's
+        axes that they vary along."""
         if not self.pending:
             return
         nodes, self.pending = self.pending, []
-        self.lane_loop(lambda: [self.statement(node) for node in nodes])
+        self.lane_loop(lambda: [self.statement(node) for node in nodes],
+                       self.tiling.run_axes[self.tiling.run_of[nodes[0]]])
 
-    def lane_loop(self, emit_body) -> None:
-        """A loop over the elements of the tile around what ``emit_body`` emits."""
+    def lane_loop(self, emit_body, axes=frozenset({"l"})) -> None:
+        """A loop over the elements of the tile along ``axes`` ("r", "l") around what
+        ``emit_body`` emits: its statements do not vary along the others."""
         rank = self.tiling.kernel.rank
-        last = f"i{rank - 1}"
-        if self.tiling.rows > 1:
-            row = f"i{rank - 2}"
+        rows = self.tiling.rows > 1 and "r" in axes
+        if rows:
             self.emit(f"for (int32_t tf_r = 0; tf_r < {ROWS if self.full else 'tf_rows'}; tf_r++) {{")
             self.depth += 1
-            self.emit(f"const int32_t {row} = tf_row0 + tf_r;")
-        self.emit(f"for (int32_t tf_l = 0; tf_l < {self.tiling.lanes if self.full else 'tf_lanes'}; tf_l++) {{")
-        self.depth += 1
-        self.emit(f"const int32_t {last} = tf_lane0 + tf_l;")
-        self.emit(f"const int32_t tf_t = {self.flat};")
+            self.emit(f"const int32_t i{rank - 2} = tf_row0 + tf_r;")
+        if "l" in axes:
+            self.emit(f"for (int32_t tf_l = 0; tf_l < {self.tiling.lanes if self.full else 'tf_lanes'}; tf_l++) {{")
+            self.depth += 1
+            self.emit(f"const int32_t i{rank - 1} = tf_lane0 + tf_l;")
+            if rows or self.tiling.rows == 1:  # the whole grid point is known
+                self.emit(f"const int32_t tf_t = {self.flat};")
         emit_body()
-        self.depth -= 1
-        self.emit("}")
-        if self.tiling.rows > 1:
+        for _ in range(rows + ("l" in axes)):
             self.depth -= 1
             self.emit("}")
 

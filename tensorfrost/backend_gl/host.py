@@ -18,8 +18,9 @@ from ..emit.host import HostEmitter
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node, Program
-from ..ir.ops import CONST
+from ..ir.ops import ALLOC, CONST
 from ..opt.analysis import set_variables
+from ..runtime import MAX_ELEMENTS
 from .shader import shader_identifier
 
 SCALAR_TYPES = {dt.float32: np.float32, dt.int32: np.int32, dt.uint32: np.uint32, dt.bool1: np.bool_}
@@ -113,7 +114,27 @@ class PythonHost(HostEmitter):
         values = "".join(f"{self.value(a)}, " for a in node.args[1:])
         self.emit(f"if not {self.value(node.args[0])}: rt.fail({message}, {location}, ({values}))")
 
+    def exact_leaf(self, node: Node) -> str:
+        return f"int({self.value(node)})"
+
+    def check_sizes(self, node: Node) -> None:
+        """The size checks of an allocation or a kernel's grid that involve host arithmetic
+        (``rt.alloc`` checks the rest of an allocation's), on Python ints, which do not wrap."""
+        for check in self.size_checks(node):
+            dims = [node.shape[axis] for axis in check.dims]
+            if node.op is ALLOC and check.kind != "wrapped" and not any(self.computed(d) for d in dims):
+                continue
+            if check.kind == "wrapped":
+                exact, value = self.exact_size(check.value), f"int({self.value(check.value)})"
+                failed, values = f"{exact} != {value}", [exact, value]
+            else:
+                values = [self.exact_size(d) for d in dims]
+                failed = f"{values[0]} < 0" if check.kind == "negative" else f"{' * '.join(values)} > {MAX_ELEMENTS}"
+            message = self.global_value("message", check.message)
+            self.emit(f"if {failed}: rt.fail({message}, None, ({''.join(v + ', ' for v in values)}))")
+
     def stmt_alloc(self, node: Node) -> None:
+        self.check_sizes(node)
         dims = "".join(f"{self.value(d)}, " for d in node.shape)
         label = self.global_value("label", self.allocation_label(node))  # (user text stays out of the source)
         self.emit(f"{self.name(node)} = rt.alloc(({dims}), _dtype_{node.dtype.name}, {label})")
@@ -129,6 +150,7 @@ class PythonHost(HostEmitter):
         self.emit(f"rt.region({node.attrs['name']!r}, {bool(node.attrs['begin'])})")
 
     def stmt_kernel(self, node: Node) -> None:
+        self.check_sizes(node)
         buffers = "".join(f"{self.name(b)}, " for b in buffer_order(node))
         uniforms = "".join(f"{self.value(u)}, " for u in node.attrs["uniforms"])
         grid = "".join(f"{self.value(d)}, " for d in node.shape)

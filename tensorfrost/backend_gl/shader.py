@@ -20,7 +20,7 @@ import os
 import re
 
 from ..emit.binding import buffer_order
-from ..emit.clike import BodyEmitter, Lang, c_comment, identifier
+from ..emit.clike import BodyEmitter, Lang, c_comment, identifier, index_arithmetic
 from ..ir import dtypes as dt
 from ..ir.node import Node, walk
 from ..ir.ops import SET
@@ -284,6 +284,7 @@ def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = No
     grid_vars = [f"i{k}" for k in range(rank)]
     body = ShaderBody(lang, kernel.shape, grid_vars, "tf_t" if rank else None, names)
     body.mutable = mutable_nodes(kernel)
+    body.bounded = index_arithmetic(walk(kernel.body))  # loops whose counter cannot overflow
     body.keep = keep
     if rank:
         dims = [body.value(d) for d in kernel.shape]

@@ -5,6 +5,9 @@ languages (type names, literals, buffer indexing, atomics) comes from a ``Lang``
 op is spelled comes from the op table. Identity accesses index the thread's own element
 directly; other indices are clamped to the buffer, except where the index is provably in
 range (a grid index over an equal dim, a counter of a loop over that dim, a constant).
+int32 arithmetic wraps as numpy's does: C++ spells it plainly only where ``value_ranges``
+proves that it cannot overflow (signed overflow is undefined there), and a loop's counter
+stops at its end rather than wrap past INT32_MAX.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import numpy as np
 from ..ir import dtypes as dt
 from ..ir.errors import InternalError
 from ..ir.node import Node, walk
-from ..ir.ops import ADD, BREAK, CONST, DIM_ID, INPUT_DIM, LOOP, SUB
+from ..ir.ops import ADD, BREAK, CONST, DIM_ID, INPUT_DIM, LOOP, SELECT, SUB
 from ..ir.shapes import describe_shape, dims_equal, shapes_equal, static_value
+from ..opt.analysis import set_variables
 
 
 class Lang:
@@ -101,16 +105,126 @@ def identifier(node: Node, names: dict) -> str:
     return names[node]
 
 
-def index_arithmetic(nodes) -> set:
-    """Integer nodes computed only from grid indices, loop counters, dims and constants:
-    index arithmetic, whose values stay far from overflowing (tensors have < 2**31 elements)."""
-    bounded: set = set()
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+_ELEMENTS = 2**31 - 1  # the most elements a tensor holds (runtime.MAX_ELEMENTS), so the largest dim
+
+
+def _corners(fn, a, b):
+    values = [fn(x, y) for x in a for y in b]
+    return min(values), max(values)
+
+
+def _quotient(a, b):
+    # b >= 0 (x / 0 is 0): |a / b| <= |a|, with a's sign; floor division too
+    return (min(0, a[0]), max(0, a[1])) if b[0] >= 0 else None
+
+
+def _remainder(a, b):
+    # b >= 0 (x % 0 is 0): |a % b| < b, with a's sign
+    return (min(0, max(a[0], 1 - b[1])), max(0, min(a[1], b[1] - 1))) if b[0] >= 0 else None
+
+
+def _abs(a):
+    low = 0 if a[0] <= 0 <= a[1] else min(abs(a[0]), abs(a[1]))
+    return low, max(abs(a[0]), abs(a[1]))
+
+
+# The exact (unwrapped) range of an int32 op's result from its operands' ranges.
+_RANGE_RULES = {
+    "add": lambda a, b: (a[0] + b[0], a[1] + b[1]),
+    "sub": lambda a, b: (a[0] - b[1], a[1] - b[0]),
+    "mul": lambda a, b: _corners(lambda x, y: x * y, a, b),
+    "neg": lambda a: (-a[1], -a[0]),
+    "fma": lambda a, b, c: (lambda p: (p[0] + c[0], p[1] + c[1]))(_corners(lambda x, y: x * y, a, b)),
+    "min": lambda a, b: (min(a[0], b[0]), min(a[1], b[1])),
+    "max": lambda a, b: (max(a[0], b[0]), max(a[1], b[1])),
+    "clamp": lambda x, lo, hi: (min(max(x[0], lo[0]), hi[0]), min(max(x[1], lo[1]), hi[1])),
+    "abs": _abs,
+    "div": _quotient,
+    "floordiv": _quotient,
+    "mod": _remainder,
+    "copy": lambda a: a,
+}
+
+
+def value_ranges(nodes) -> dict:
+    """{int32 node: (low, high)}: the values each node can take, where that is known and
+    fits in int32: grid indices, loop counters and dims are bounded by sizes (< 2**31), and
+    arithmetic on bounded values is bounded where its exact result fits. A node whose exact
+    result may not fit wraps, so its range is unknown (it is left out), as is every
+    variable's."""
+    nodes = list(nodes)
+    variables = set_variables(nodes)
+    ranges: dict = {}
+
+    def dim_high(dim: Node) -> int:
+        return min(ranges.get(dim, (0, _ELEMENTS))[1], _ELEMENTS)
+
     for node in nodes:
-        if node.op in (DIM_ID, LOOP, INPUT_DIM) or (node.op is CONST and node.dtype is dt.int32):
-            bounded.add(node)
-        elif node.op.kind == "elementwise" and node.dtype is dt.int32 and all(a in bounded for a in node.args):
-            bounded.add(node)
-    return bounded
+        if node.dtype is not dt.int32 or node in variables:
+            continue
+        found = None
+        if node.op is CONST:
+            found = (int(node.attrs["value"]),) * 2
+        elif node.op is INPUT_DIM:
+            found = (0, _ELEMENTS)
+        elif node.op is DIM_ID:
+            found = (0, max(dim_high(node.shape[node.attrs["axis"]]) - 1, 0))
+        elif node.op is LOOP:
+            found = _counter_range(node, ranges)
+        elif node.op is ADD and _offset_index(node, ranges) is not None:
+            found = _offset_index(node, ranges)
+        elif node.op is SELECT and node.args[1] in ranges and node.args[2] in ranges:
+            a, b = ranges[node.args[1]], ranges[node.args[2]]
+            found = (min(a[0], b[0]), max(a[1], b[1]))
+        elif node.op.name in _RANGE_RULES and all(a in ranges for a in node.args):
+            found = _RANGE_RULES[node.op.name](*[ranges[a] for a in node.args])
+        if found is not None and INT32_MIN <= found[0] and found[1] <= INT32_MAX:
+            ranges[node] = found
+    return ranges
+
+
+def _offset_index(node: Node, ranges: dict):
+    """The range of ``i + b`` for a grid index ``i`` along a dim ``a - b`` or ``max(a - b, 0)``
+    (``tf.index_grid`` from ``b`` to ``a``): from ``b`` to ``a - 1``; else None."""
+    for index, offset in (node.args, node.args[::-1]):
+        if index.op is DIM_ID and offset in ranges:
+            dim = index.shape[index.attrs["axis"]]
+            if dim.op.name == "max" and ranges.get(dim.args[1]) == (0, 0):
+                dim = dim.args[0]
+            if dim.op is SUB and dim.args[1] is offset and dim.args[0] in ranges:
+                return ranges[offset][0], ranges[dim.args[0]][1] - 1
+    return None
+
+
+def _counter_range(loop: Node, ranges: dict):
+    """The values a loop's counter takes while its body runs: from its begin towards its end."""
+    begin, end, step = (ranges.get(a, (INT32_MIN, INT32_MAX)) for a in loop.args)
+    if step[0] > 0:
+        return begin[0], max(begin[0], end[1] - 1)
+    if step[1] < 0:
+        return min(begin[1], end[0] + 1), begin[1]
+    return min(begin[0], end[0]), max(begin[1], end[1])
+
+
+def _increment_fits(loop: Node, ranges: dict) -> bool:
+    """Whether ``counter += step`` stays in int32 while the loop runs (the counter is before
+    its end when it steps, so the step lands at most one step past the end)."""
+    step = ranges.get(loop.args[2])
+    if step is None or step[0] != step[1] or step[0] == 0:
+        return False
+    end = ranges.get(loop.args[1], (INT32_MIN, INT32_MAX))
+    return end[1] - 1 + step[0] <= INT32_MAX if step[0] > 0 else end[0] + 1 + step[0] >= INT32_MIN
+
+
+def index_arithmetic(nodes) -> set:
+    """The int32 nodes whose arithmetic cannot overflow (``value_ranges``), which C++ may
+    spell plainly, so that the compiler can analyze addresses; and the loops whose counter's
+    increment cannot overflow. The rest wraps as numpy's int32 does (signed overflow is
+    undefined in C++)."""
+    nodes = list(nodes)
+    ranges = value_ranges(nodes)
+    return {n for n in ranges if n.op is not LOOP or _increment_fits(n, ranges)}
 
 
 def shift_of(index: Node, grid, axis: int) -> int:
@@ -161,19 +275,24 @@ class BodyEmitter:
 
     # -- indexing -----------------------------------------------------------------------------
 
+    def constant(self, node: Node):
+        """The Python int of a constant that no ``set`` changes, else None."""
+        return None if node in self.mutable else static_value(node)
+
     def in_range(self, index: Node, dim: Node) -> bool:
         if index.op is DIM_ID and shapes_equal(index.shape, self.grid):
             return dims_equal(self.grid[index.attrs["axis"]], dim)
-        if self.interior is not None and self.grid and dims_equal(self.grid[-1], dim):
+        if self.interior is not None and self.grid and dims_equal(self.grid[-1], dim) \
+                and index.args and index.args[-1] not in self.mutable:
             shift = shift_of(index, self.grid, len(self.grid) - 1)
             if shift and -self.interior[0] <= shift <= self.interior[1]:
                 return True
-        value, size = static_value(index), static_value(dim)
+        value, size = self.constant(index), static_value(dim)
         if value is not None:
             return size is not None and 0 <= value < size
         if index.op is LOOP:
             begin, end, step = index.args
-            b, s = static_value(begin), static_value(step)
+            b, s = self.constant(begin), self.constant(step)
             return b is not None and b >= 0 and s is not None and s > 0 and dims_equal(end, dim)
         return False
 
@@ -259,19 +378,26 @@ class BodyEmitter:
 
     def stmt_loop(self, node: Node) -> None:
         begin, end, step = node.args
-        counter = self.name(node)
-        s = static_value(step)
+        counter, e, st = self.name(node), self.value(end), self.value(step)
+        s = self.constant(step)
         if s is not None and s > 0:
-            cond = f"{counter} < {self.value(end)}"
+            cond = f"{counter} < {e}"
         elif s is not None and s < 0:
-            cond = f"{counter} > {self.value(end)}"
+            cond = f"{counter} > {e}"
         else:
-            st = self.value(step)
-            cond = f"({st} > 0 ? {counter} < {self.value(end)} : ({st} < 0 && {counter} > {self.value(end)}))"
-        int_type = self.lang.type(dt.int32)
-        if node in self.loop_pragmas:
+            cond = f"({st} > 0 ? {counter} < {e} : ({st} < 0 && {counter} > {e}))"
+        plain = node in self.bounded or s in (1, -1)
+        if plain:
+            increment = f"{counter} += {st}"
+        else:  # the last step may pass INT32_MAX: the counter stops at the end instead of wrapping
+            u = self.lang.type(dt.uint32)
+            up = f"({u}({e}) - {u}({counter}) > {u}({st}) ? {counter} + {st} : {e})"
+            down = f"({u}({counter}) - {u}({e}) > {u}(0) - {u}({st}) ? {counter} + {st} : {e})"
+            increment = f"{counter} = " + (up if s is not None and s > 0 else down if s is not None and s < 0
+                                           else f"({st} > 0 ? {up} : {down})")
+        if node in self.loop_pragmas and plain:  # (OpenMP takes only ``counter += step``)
             self.emit(self.loop_pragmas[node])
-        self.emit(f"for ({int_type} {counter} = {self.value(begin)}; {cond}; {counter} += {self.value(step)}) {{")
+        self.emit(f"for ({self.lang.type(dt.int32)} {counter} = {self.value(begin)}; {cond}; {increment}) {{")
         self.block(node)
 
     def stmt_if(self, node: Node) -> None:

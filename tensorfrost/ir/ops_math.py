@@ -139,25 +139,28 @@ def _f32(fn):
     return ref
 
 
-def _ew(name, arity, signature, ref, template, cost=1.0, doc="", int_wrap=None):
-    """One elementwise entry. ``int_wrap``: the C++ spelling for int32 data values, whose
-    overflow must wrap (signed overflow is undefined in C++)."""
+def _ew(name, arity, signature, ref, template, cost=1.0, doc="", int_wrap=None, exact=None):
+    """One elementwise entry. ``int_wrap``: the C++ spelling for int32 values whose overflow
+    must wrap (signed overflow is undefined in C++). ``exact``: the op on numbers that do not
+    wrap (C++ doubles, Python ints), in which host code computes a size to check it."""
     emit = {"c": template}
     if int_wrap is not None:
         emit["cpp_int_wrap"] = int_wrap
+    if exact is not None:
+        emit["exact"] = exact
     register(Op(name, ELEMENTWISE, arity, signature=signature, cost=cost, ref=ref, emit=emit, doc=doc))
 
 
 # Arithmetic (operands promoted to a common dtype)
-_ew("add", 2, "arith", np.add, "({0} + {1})", int_wrap="tf_wrap_add({0}, {1})")
-_ew("sub", 2, "arith", np.subtract, "({0} - {1})", int_wrap="tf_wrap_sub({0}, {1})")
-_ew("mul", 2, "arith", np.multiply, "({0} * {1})", int_wrap="tf_wrap_mul({0}, {1})")
+_ew("add", 2, "arith", np.add, "({0} + {1})", int_wrap="tf_wrap_add({0}, {1})", exact="({0} + {1})")
+_ew("sub", 2, "arith", np.subtract, "({0} - {1})", int_wrap="tf_wrap_sub({0}, {1})", exact="({0} - {1})")
+_ew("mul", 2, "arith", np.multiply, "({0} * {1})", int_wrap="tf_wrap_mul({0}, {1})", exact="({0} * {1})")
 _ew("div", 2, "arith", _c_div, "tf_div({0}, {1})", cost=4, doc="C division: integers truncate, x/0 = 0")
 _ew("mod", 2, "arith", _c_mod, "tf_mod({0}, {1})", cost=4, doc="C remainder (sign of the dividend)")
 _ew("floordiv", 2, "arith", _floordiv, "tf_floordiv({0}, {1})", cost=4, doc="floor of the quotient")
 _ew("min", 2, "arith", np.minimum, "tf_min({0}, {1})", doc="smaller value; NaN if either is NaN")
 _ew("max", 2, "arith", np.maximum, "tf_max({0}, {1})", doc="larger value; NaN if either is NaN")
-_ew("neg", 1, "same", np.negative, "(-{0})", int_wrap="tf_wrap_neg({0})")
+_ew("neg", 1, "same", np.negative, "(-{0})", int_wrap="tf_wrap_neg({0})", exact="(-{0})")
 _ew("abs", 1, "same", np.abs, "tf_abs({0})")
 _ew("sign", 1, "same", _sign, "tf_sign({0})", doc="-1, 0 or 1 (NaN stays NaN)")
 _ew("pow", 2, "float", _f32(np.power), "tf_pow({0}, {1})", cost=12)
@@ -208,7 +211,7 @@ _ew("smoothstep", 3, "float", _f32(_smoothstep), "tf_smoothstep({0}, {1}, {2})",
 # Operations on any numeric dtype
 _ew("clamp", 3, "arith", _clamp, "tf_clamp({0}, {1}, {2})", cost=2, doc="min(max(x, lo), hi)")
 _ew("fma", 3, "arith", lambda a, b, c: a * b + c, "tf_fma({0}, {1}, {2})", cost=2, doc="a * b + c",
-    int_wrap="tf_wrap_fma({0}, {1}, {2})")
+    int_wrap="tf_wrap_fma({0}, {1}, {2})", exact="({0} * {1} + {2})")
 _ew("select", 3, "select", np.where, "({0} ? {1} : {2})", doc="b where the condition holds, else c")
 
 # Conversions

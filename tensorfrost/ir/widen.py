@@ -1,5 +1,6 @@
 """Variables take the shape of what is assigned to them and of the control flow they are
-assigned under, whatever order the tracer finds that out in.
+assigned under, whatever order the tracer finds that out in. A variable made from a Python
+int (weakly typed) takes uint32, the same way, if a uint32 value is assigned to it.
 
 ``z = tf.const(0.0)`` followed by ``z.val = c * 2`` (``c`` of shape [N, M]) makes ``z`` a
 [N, M] variable, as ``np.where(mask, new, z)`` would. The same holds for a variable set
@@ -39,6 +40,7 @@ class ShapePlan:
 
     def __init__(self):
         self.shapes: dict[tuple, tuple] = {}
+        self.dtypes: dict[tuple, dt.DType] = {}  # weak int variables that become uint32
         self.tensor_loops: set[tuple] = set()
         # This trace learned something and will be traced again: it goes on only to learn the
         # rest (a loop unrolled in Python creates a variable per trip, each of which may need
@@ -61,6 +63,7 @@ class Variables:
         self._dims: dict[tuple, Node] = {}
         self._recipes: dict[Node, tuple | None] = {}
         self._scanned = 0
+        self.weak: set[Node] = set()  # variables made from a Python int (see ``weak_int``)
 
     def site(self, location, what: str) -> tuple:
         """A key for the next ``what`` created at ``location``, stable across traces."""
@@ -78,6 +81,40 @@ class Variables:
         if shape is not None:
             node.shape = shape
         return node
+
+    def weak_int(self, node: Node) -> None:
+        """Make the int32 variable ``node``, made from a Python int, weak: a Python int takes
+        the dtype of what it meets, so the variable is uint32 from its creation if a uint32
+        value is ever assigned to it (``assigned``), as it would be without the loop around it."""
+        if node.dtype is not dt.int32:
+            return
+        self.weak.add(node)
+        wanted = self.plan.dtypes.get(self.keys.get(node))
+        if wanted is not None:
+            self._set_dtype(node, wanted)
+
+    def assigned(self, node: Node, dtype: dt.DType) -> None:
+        """A value of ``dtype`` is assigned to the variable ``node``: a weak int variable
+        becomes uint32, in place if nothing used it yet, else by tracing again with it
+        created uint32 (a value computed from its old dtype would be stale)."""
+        if node not in self.weak or node.dtype is not dt.int32 or dtype is not dt.uint32:
+            return
+        key = self.keys.get(node)
+        used = any(other.op is SET and other.args[0] is node for other in self.program.walk())
+        if used or _first_reader(self.program, node) is not None:
+            if key is None:
+                return
+            self.plan.dtypes[key] = dtype
+            self.plan.learned()
+        self._set_dtype(node, dtype)  # (the rest of a stale trace sees it uint32 too)
+
+    def _set_dtype(self, node: Node, dtype: dt.DType) -> None:
+        node.dtype = dtype
+        if node.op is CONST:
+            node.attrs["value"] = dt.cast_scalar(node.attrs["value"], dtype)
+        for other in self.program.walk():
+            if other.op is SET and other.args[0] is node:
+                other.dtype = dtype
 
     def widen(self, node: Node, shape: tuple, location=None) -> None:
         """Give the variable ``node`` the broadcast ``shape``: in place if nothing read it

@@ -90,6 +90,8 @@ void mlp_step_k0(const float* __restrict x_0, const float* __restrict w1_1, floa
     if ((((long long)x_shape0_4 * 32 * 16 >= 4096000LL && x_shape0_4 >= 16 && 32 >= 16) || (32 % 32 != 0 && (long long)x_shape0_4 * 32 * 16 >= 110592LL && x_shape0_4 >= 8 && 32 >= 8))) {
         float* tf_gemm_c = (float*)tf_allocator_in_use.alloc(tf_buffer_bytes((long long)x_shape0_4 * (long long)32));
         if (tf_gemm_c) {
+            TF_COUNT(2);
+            TF_COUNT(3);
             tf_gemm(x_shape0_4, 32, 16, x_0 + 0LL, 1LL * (long long)16, 1LL, w1_1 + 0LL, 1LL * (long long)32, 1LL, tf_gemm_c + (0LL) * x_shape0_4 * 32, 32);
             tf_parallel(1LL * (long long)(x_shape0_4), [&](long long tf_begin, long long tf_end) {
                 for (long long tf_row = tf_begin; tf_row < tf_end; tf_row++) {
@@ -190,6 +192,7 @@ static __attribute__((noinline)) void mlp_step_k1_rows(const float* __restrict h
 }
 void mlp_step_k1(const float* __restrict hidden_2, const float* __restrict w2_12, float* __restrict buf_13, const int32_t x_shape0_4) {
     if ((((long long)x_shape0_4 * 4 * 32 >= 4096000LL && x_shape0_4 >= 16 && 4 >= 16) || (4 % 32 != 0 && (long long)x_shape0_4 * 4 * 32 >= 110592LL && x_shape0_4 >= 8 && 4 >= 8))) {
+        TF_COUNT(2);
         tf_gemm(x_shape0_4, 4, 32, hidden_2 + 0LL, 1LL * (long long)32, 1LL, w2_12 + 0LL, 1LL * (long long)4, 1LL, buf_13 + (0LL) * x_shape0_4 * 4, 4);
         return;
     }
@@ -212,10 +215,6 @@ static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict b
         const int32_t tf_lanes = tf_min_index(32, tf_stop - tf_lane0);
         if (tf_lanes == 32) {
             float v_23 = 0.0f;
-            for (int32_t tf_l = 0; tf_l < 32; tf_l++) {
-                const int32_t i0 = tf_lane0 + tf_l;
-                const int32_t tf_t = i0;
-            }
             for (int32_t v_24 = 0; v_24 < x_shape0_4; v_24 += 1) {
                 const float v_25 = buf_13[(v_24) * 4 + 0];
                 const float v_26 = y_20[(v_24) * 4 + 0];
@@ -256,10 +255,6 @@ static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict b
             }
         } else {
             float v_23 = 0.0f;
-            for (int32_t tf_l = 0; tf_l < tf_lanes; tf_l++) {
-                const int32_t i0 = tf_lane0 + tf_l;
-                const int32_t tf_t = i0;
-            }
             for (int32_t v_24 = 0; v_24 < x_shape0_4; v_24 += 1) {
                 const float v_25 = buf_13[(v_24) * 4 + 0];
                 const float v_26 = y_20[(v_24) * 4 + 0];
@@ -439,6 +434,7 @@ static __attribute__((noinline)) void mlp_step_k5_rows(const float* __restrict b
 }
 void mlp_step_k5(const float* __restrict buf_55, const float* __restrict buf_64, float* __restrict buf_67, const int32_t x_shape0_4) {
     if ((((long long)x_shape0_4 * 32 * 4 >= 4096000LL && x_shape0_4 >= 16 && 32 >= 16) || (32 % 32 != 0 && (long long)x_shape0_4 * 32 * 4 >= 110592LL && x_shape0_4 >= 8 && 32 >= 8))) {
+        TF_COUNT(2);
         tf_gemm(x_shape0_4, 32, 4, buf_55 + 0LL, 1LL * (long long)4, 1LL, buf_64 + 0LL, 1LL * (long long)32, 1LL, buf_67 + (0LL) * x_shape0_4 * 32, 32);
         return;
     }
@@ -554,6 +550,7 @@ static __attribute__((noinline)) void mlp_step_k7_rows(const float* __restrict h
 }
 void mlp_step_k7(const float* __restrict hidden_74, const float* __restrict buf_55, float* __restrict buf_77, const int32_t x_shape0_4) {
     if ((((long long)32 * 4 * x_shape0_4 >= 4096000LL && 32 >= 16 && 4 >= 16) || (4 % 32 != 0 && (long long)32 * 4 * x_shape0_4 >= 110592LL && 32 >= 8 && 4 >= 8))) {
+        TF_COUNT(2);
         tf_gemm(32, 4, x_shape0_4, hidden_74 + 0LL, 1LL * (long long)x_shape0_4, 1LL, buf_55 + 0LL, 1LL * (long long)4, 1LL, buf_77 + (0LL) * 32 * 4, 4);
         return;
     }
@@ -670,6 +667,7 @@ static __attribute__((noinline)) void mlp_step_k9_rows(const float* __restrict x
 }
 void mlp_step_k9(const float* __restrict x_0, const float* __restrict buf_84, float* __restrict buf_91, const int32_t x_shape0_4) {
     if ((((long long)16 * 32 * x_shape0_4 >= 4096000LL && 16 >= 16 && 32 >= 16) || (32 % 32 != 0 && (long long)16 * 32 * x_shape0_4 >= 110592LL && 16 >= 8 && 32 >= 8))) {
+        TF_COUNT(2);
         tf_gemm(16, 32, x_shape0_4, x_0 + 0LL, 1LL, 1LL * (long long)16, buf_84 + 0LL, 1LL * (long long)32, 1LL, buf_91 + (0LL) * 16 * 32, 32);
         return;
     }
