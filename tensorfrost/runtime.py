@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
@@ -13,6 +14,9 @@ from .ir.ops import ALLOC, STORE
 
 MAX_ELEMENTS = 2**31 - 1  # kernels index with 32-bit integers
 MAX_RANK = 8  # the axes a program's argument slot holds
+# Tensors over memory their DLPack producer lent read-only (np.memmap mode "r", a numpy
+# array with writeable False): they share it read-only in turn.
+_READ_ONLY: weakref.WeakSet = weakref.WeakSet()
 
 
 class Shape(tuple):
@@ -73,8 +77,14 @@ class TensorMemory:
     def __dlpack__(self, *, stream=None, **options):
         """Share the tensor's memory through DLPack, no copy (``np.from_dlpack(t)``,
         ``torch.from_dlpack(t)``): writes through either side show in the other, and the
-        memory lives while either side holds it. CPU tensors of float32, int32 or uint32 only."""
-        return _host_view(self).__dlpack__(stream=stream, **options)
+        memory lives while either side holds it. CPU tensors of float32, int32 or uint32 only.
+        A tensor over read-only memory (``tf.from_dlpack`` of a read-only array) is shared
+        read-only: numpy >= 2 gets a read-only array; a consumer that cannot be told (an
+        older DLPack version) gets a BufferError from numpy instead of writable memory."""
+        view = _host_view(self)
+        if self in _READ_ONLY:
+            view.flags.writeable = False
+        return view.__dlpack__(stream=stream, **options)
 
     def __dlpack_device__(self) -> tuple:
         _host_view(self)
@@ -221,7 +231,8 @@ def from_dlpack(value) -> TensorMemory:
     C-contiguous float32, int32 or uint32 values. Otherwise (other dtypes, strides, empty,
     OpenGL) the values are copied, as ``tf.tensor`` would. A shared tensor keeps the producer's
     memory alive; programs never write their inputs, and writes through the producer show in
-    the tensor."""
+    the tensor. Read-only memory (a read-only numpy array, ``np.memmap(mode="r")``) stays
+    read-only: the tensor's own DLPack export is read-only too."""
     backend = backend_for(current_device())
     try:
         array = np.from_dlpack(value)
@@ -232,7 +243,10 @@ def from_dlpack(value) -> TensorMemory:
     share = getattr(backend, "share", None)
     if share is not None and dtype is not None and array.size and array.flags.c_contiguous \
             and array.ndim <= MAX_RANK and array.ctypes.data % 4 == 0:
-        return share(array, dtype)
+        shared = share(array, dtype)
+        if not array.flags.writeable:
+            _READ_ONLY.add(shared)
+        return shared
     return tensor(array)
 
 

@@ -102,13 +102,16 @@ def test_rfft_and_irfft_of_lengths_known_at_run_time(backend, compiled, rng, n):
     x = rng.standard_normal((3, n)).astype(np.float32)
     # Arbitrary spectra (imaginary DC and Nyquist parts too, which irfft ignores as numpy does).
     spectrum = random_complex(rng, (3, n // 2 + 1))
+    if n == 1:  # irfft's default length 2 * (1 - 1) is 0 points: an error, as in numpy (issue 26)
+        with pytest.raises(tf.RuntimeCheckError, match=r"irfft: the output length n \(2 \* \(m - 1\)"):
+            _program(compiled, backend, real_transforms)(x, pairs(spectrum))
+        return
     forward, default_n, given_n = (t.numpy for t in _program(compiled, backend, real_transforms)(x, pairs(spectrum)))
     assert forward.shape == (3, n // 2 + 1, 2)
     assert_close(as_complex(forward), np.fft.rfft(x), n)
-    if n > 1:
-        m = 2 * (n // 2)
-        assert default_n.shape == (3, m)
-        assert_close(default_n, np.fft.irfft(spectrum), m)
+    m = 2 * (n // 2)
+    assert default_n.shape == (3, m)
+    assert_close(default_n, np.fft.irfft(spectrum), m)
     assert_close(given_n, np.fft.irfft(spectrum, n), n)
 
 

@@ -272,7 +272,7 @@ STRUCTURAL_COVERAGE = {
     "continue": "test_control_flow", "kernel": "test_fusion", "assert": "test_errors", "alloc": "test_fusion",
     "free": "test_fusion", "readback": "test_control_flow", "region": "test_control_flow",
     "grad": "test_autodiff", "detach": "test_autodiff", "pass_grad": "test_autodiff",
-    "custom_grad": "compat/test_compat_custom",
+    "custom_grad": "compat/test_compat_custom", "library_grad": "test_linalg",
     "prefix_prod": "test_scan", "prefix_max": "test_scan", "prefix_min": "test_scan",
 }
 

@@ -3,7 +3,8 @@ traced, beside the compiled libraries (compiler.py).
 
 The key hashes the traced program (each node's op, dtype, shape, arguments, attributes,
 name, source line and enclosing scope, and the inputs and outputs), tensorfrost's own
-source, the op table's spellings and the passes as this process has them, the build options,
+source, the op table's spellings, the passes and the emitters' tuning constants as this
+process has them, the optimizations switched off, the build options,
 the compiler command and the CPU: all that the generated code follows from. An entry holds
 what the executable needs besides its library: the library's key, each output's dtype, rank
 and alias, whether it calls the GEMM core library (loaded first, gemm_core.py), and the
@@ -180,10 +181,14 @@ def _package() -> str:
 
 
 def _tables() -> str:
-    """The op table's spellings and the list of passes as this process has them (a test or a
-    user may change them at run time, which the package's source does not show)."""
+    """The op table's spellings, the list of passes and the emitters' tuning constants (tile
+    and band sizes, the GEMM's thresholds) as this process has them (a test or a user may
+    change them at run time, which the package's source does not show)."""
+    from . import emit_cpp, gemm, temporal, tiling
+    tunables = [(module.__name__, name, value) for module in (emit_cpp, gemm, temporal, tiling)
+                for name, value in sorted(vars(module).items()) if name.isupper() and type(value) in (int, float)]
     return repr([(name, sorted((op.emit or {}).items())) for name, op in sorted(OPS.items())]
-                + [(name, run.__module__, run.__qualname__) for name, run in pipeline.PASSES])
+                + [(name, run.__module__, run.__qualname__) for name, run in pipeline.PASSES] + tunables)
 
 
 # -- what the executable needs ------------------------------------------------------------------

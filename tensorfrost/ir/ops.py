@@ -116,6 +116,10 @@ register(Op("pass_grad", AUTODIFF, 1,
 register(Op("custom_grad", AUTODIFF, None, calls_user_code=True,
             doc="args: value, *inputs; the value, whose gradient to the inputs is the vjp of the custom "
                 "operation attrs['name'] (tf.register_custom_operation)"))
+register(Op("library_grad", AUTODIFF, None,
+            doc="args: value, *inputs; the value, whose gradient to the inputs is tensorfrost's rule "
+                "attrs['rule'] (tracing/vjp.py), which reads this node as the result: tensor code that is "
+                "itself differentiable, so gradients of gradients are right"))
 
 register(Op("assert", HOST, None, pure=False, doc="args: condition, *values; fails with attrs['message']"))
 register(Op("alloc", HOST, 0, pure=False, doc="a new buffer of the node's shape and dtype"))
@@ -129,9 +133,10 @@ from . import ops_math  # noqa: E402,F401 (registers them)
 
 # The structural ops by name, for identity tests (``node.op is LOOP``): a typo fails at import.
 (CONST, DIM_ID, INPUT, INPUT_DIM, LOAD, STORE, SET, COPY, LOOP, IF, BREAK, CONTINUE, KERNEL, GRAD, DETACH,
- PASS_GRAD, CUSTOM_GRAD, ASSERT, ALLOC, FREE, READBACK, REGION) = (OPS[n] for n in (
+ PASS_GRAD, CUSTOM_GRAD, LIBRARY_GRAD, ASSERT, ALLOC, FREE, READBACK, REGION) = (OPS[n] for n in (
     "const", "dim_id", "input", "input_dim", "load", "store", "set", "copy", "loop", "if", "break", "continue",
-    "kernel", "grad", "detach", "pass_grad", "custom_grad", "assert", "alloc", "free", "readback", "region"))
+    "kernel", "grad", "detach", "pass_grad", "custom_grad", "library_grad", "assert", "alloc", "free", "readback",
+    "region"))
 # Ops whose algebra passes read (index arithmetic, reductions and views they special-case).
 ADD, SUB, MUL, DIV, MOD, SELECT, CLAMP, REDUCE_MAX, REDUCE_MIN, SPLIT_DIM = (OPS[n] for n in (
     "add", "sub", "mul", "div", "mod", "select", "clamp", "reduce_max", "reduce_min", "split_dim"))

@@ -21,8 +21,10 @@ lengths (below 2^30) use Bluestein's chirp-z transform: a convolution done with 
 power-of-two FFTs of length m >= 2n - 1, so about 6x the time of a power of two near n.
 A length known only when the program runs (``tf.input([-1, ...])``) compiles both
 algorithms and the host picks one per call; a static length compiles only its own. Every
-transform is batched over the other axes, and ``tf.grad`` differentiates through all of
-them (the passes are values carried by a loop, which the gradient runs backwards).
+transform is batched over the other axes (which may be empty: an empty result), and
+``tf.grad`` differentiates through all of them (the passes are values carried by a loop,
+which the gradient runs backwards). As in numpy, a transformed axis of length 0 is an error
+(when the program runs, for a length known only then).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import math
 
 from ..ir import dtypes as dt
+from ..ir.builder import current
 from ..ir.errors import ArgumentError, ShapeError, user_location
 from ..ir.shapes import static_value
 from ..tracing.algorithms import reshape
@@ -89,12 +92,12 @@ def ifft(x, axis: int = -1) -> Tensor:
 
 def fft2(x) -> Tensor:
     """``fft`` over the last two complex axes of ``x`` [..., h, w, 2]."""
-    return fft(fft(x, -1), -2)
+    return _complex_transform(_complex_transform(x, -1, -1.0, "fft2"), -2, -1.0, "fft2")
 
 
 def ifft2(x) -> Tensor:
     """``ifft`` over the last two complex axes of ``x`` [..., h, w, 2]."""
-    return ifft(ifft(x, -1), -2)
+    return _complex_transform(_complex_transform(x, -1, 1.0, "ifft2"), -2, 1.0, "ifft2")
 
 
 def rfft(x, axis: int = -1) -> Tensor:
@@ -103,9 +106,14 @@ def rfft(x, axis: int = -1) -> Tensor:
 
         spectrum = tf.fft.rfft(signal)      # signal: [batch, n] -> [batch, n // 2 + 1, 2]
     """
-    x = _require_tensor(x, "rfft", "x")
+    return _rfft(x, axis, "rfft")
+
+
+def _rfft(x, axis: int, api: str) -> Tensor:
+    x = _require_tensor(x, api, "x")
     dims = list(x.shape)
-    axis = _axis(axis, len(dims), "rfft")
+    axis = _axis(axis, len(dims), api)
+    _require_points(dims[axis], api, "the transformed axis has length")
     layout = _Layout(dims, axis)
     grid = layout.view(x, False)
 
@@ -125,15 +133,22 @@ def irfft(x, n=None, axis: int = -1) -> Tensor:
 
         signal = tf.fft.irfft(spectrum, n)   # [batch, m, 2] -> [batch, n]
     """
-    x = _require_complex(x, "irfft")
+    return _irfft(x, n, axis, "irfft")
+
+
+def _irfft(x, n, axis: int, api: str) -> Tensor:
+    x = _require_complex(x, api)
     dims = list(x.shape)[:-1]
-    axis = _axis(axis, len(dims), "irfft")
+    axis = _axis(axis, len(dims), api)
     m_in = dims[axis]
-    if n is None:
+    default = n is None
+    if default:
         n = _static(2 * (m_in - 1))
     if isinstance(n, bool) or not isinstance(n, (int, Tensor)) or (isinstance(n, int) and n < 1):
-        raise ArgumentError(f"tf.fft.irfft: n must be a positive int or an int tensor, got {n!r} (the default "
+        raise ArgumentError(f"tf.fft.{api}: n must be a positive int or an int tensor, got {n!r} (the default "
                             "2 * (m - 1) is 0 for one frequency: give n)", user_location())
+    _require_points(n, api, "the output length n (2 * (m - 1) for m frequencies unless given) is" if default
+                    else "the output length n is")
     out_dims = dims[:axis] + [n] + dims[axis + 1:]
     layout = _Layout(out_dims, axis)
     source = _Layout(dims, axis)
@@ -154,14 +169,14 @@ def irfft(x, n=None, axis: int = -1) -> Tensor:
 def rfft2(x) -> Tensor:
     """``rfft`` over the last axis of real ``x`` [..., h, w], then ``fft`` over the axis
     before it: the complex [..., h, w // 2 + 1, 2] of numpy's ``rfft2``."""
-    return fft(rfft(x, -1), -2)
+    return _complex_transform(_rfft(x, -1, "rfft2"), -2, -1.0, "rfft2")
 
 
 def irfft2(x, s=None) -> Tensor:
     """The inverse of ``rfft2``: real [..., h, w] from complex [..., h, m, 2], with
     ``s = (h, w)`` (default w = 2 * (m - 1)); ``h`` must equal the input's."""
     w = None if s is None else s[-1]
-    return irfft(ifft(x, -2), w, -1)
+    return _irfft(_complex_transform(x, -2, 1.0, "irfft2"), w, -1, "irfft2")
 
 
 # -- checks --------------------------------------------------------------------------------------
@@ -193,10 +208,26 @@ def _axis(axis, rank: int, api: str) -> int:
     return axis % rank
 
 
+def _require_points(n, api: str, what: str) -> None:
+    """A transform needs at least one point (numpy raises too): a clear error now for a
+    static length, else when the program runs (before any kernel reads the empty axis)."""
+    length = n if isinstance(n, int) else static_value(node_of(n))
+    if length is not None:
+        if length < 1:
+            raise ShapeError(f"tf.fft.{api}: {what} {length}; a transform needs at least one point",
+                             user_location())
+        return
+    builder = current()
+    one, dim = builder.const(1, dt.int32), node_of(n)
+    builder.check(lambda: builder.elementwise("le", [one, dim]), [one, dim],
+                  f"tf.fft.{api}: {what} {{1}}; a transform needs at least one point")
+
+
 def _complex_transform(x, axis, sign: float, api: str) -> Tensor:
     x = _require_complex(x, api)
     dims = list(x.shape)[:-1]
     axis = _axis(axis, len(dims), api)
+    _require_points(dims[axis], api, "the transformed axis has length")
     layout = _Layout(dims, axis)
     grid = layout.view(x, True)
 

@@ -18,9 +18,10 @@ eigenvalues and eigenvectors as columns, ``svd`` descending singular values and 
 (``full_matrices=False``).
 
 ``tf.grad`` differentiates ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``,
-``triangular_solve`` and ``eigh`` through the closed forms of their derivatives (first
-order; see ``linalg_grad``), at the cost of one extra inverse (or a few matrix products)
-per call when a gradient is asked for and none otherwise. ``lu``, ``lu_factor``, ``svd``
+``triangular_solve`` and ``eigh`` through the closed forms of their derivatives, written
+as differentiable tensor code, so derivatives of any order are right (see ``linalg_grad``),
+at the cost of one extra inverse (or a few matrix products) per call when a gradient is
+asked for and none otherwise. ``lu``, ``lu_factor``, ``svd``
 and ``qr`` are not differentiable (``tf.grad`` through them raises an error).
 """
 

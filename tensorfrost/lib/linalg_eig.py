@@ -17,7 +17,7 @@ from ..tracing.mathfn import max as maximum
 from ..tracing.mathfn import min as minimum
 from ..tracing.tensor import Tensor
 from .linalg_batch import Stack, require_square
-from .linalg_grad import differentiable, eigh_surrogates
+from .linalg_grad import attach
 
 MAX_SWEEPS = 30
 _EPS = 2.0 ** -23  # float32 machine epsilon
@@ -141,8 +141,8 @@ def eigh(a) -> tuple[Tensor, Tensor]:
     require_square(stack, "tf.linalg.eigh")
     a, n = stack.values, stack.rows
     values, vectors = _eigh3(a.detach_grad(), stack.count, n)
-    value_surrogate, vector_surrogate = eigh_surrogates(a, values, vectors)
-    values, vectors = differentiable(values, value_surrogate), differentiable(vectors, vector_surrogate)
+    values, vectors = (attach(values, "linalg.eigh_values", [a], [vectors]),
+                       attach(vectors, "linalg.eigh_vectors", [a], [values]))
     return stack.restore(values, [n]), stack.restore(vectors, [n, n])
 
 

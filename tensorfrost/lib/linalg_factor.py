@@ -14,7 +14,7 @@ from ..tracing.mathfn import copy, log, select, sqrt
 from ..tracing.mathfn import min as minimum
 from ..tracing.tensor import Tensor, node_of
 from .linalg_batch import Stack, require_same, require_square
-from .linalg_grad import cholesky_surrogate, differentiable, logdet_surrogate, solve_surrogate
+from .linalg_grad import attach, symmetric_from_lower
 
 
 def _identity(count, n) -> Tensor:
@@ -104,7 +104,7 @@ def cholesky(a) -> Tensor:
     low = _cholesky3(a.detach_grad(), count, n)
     low_inverse = copy(_identity(count, n))
     _substitute(low, low_inverse, count, n, lower=True, unit=False)
-    low = differentiable(low, cholesky_surrogate(a, low, low_inverse))
+    low = attach(low, "linalg.cholesky", [symmetric_from_lower(a)], [low_inverse])
     return stack.restore(low, [n, n])
 
 
@@ -246,7 +246,7 @@ def triangular_solve(a, b, lower: bool = True, unit_diagonal: bool = False) -> T
     _substitute(a.detach_grad(), a_inverse, count, n, lower, unit_diagonal)
     _, i, k = indices([count, n, n])
     read = select(i == k, 1.0 if unit_diagonal else a, select(i > k if lower else i < k, a, 0.0))
-    x = differentiable(x, solve_surrogate(read, rhs.values, x, a_inverse))
+    x = attach(x, "linalg.solve", [read, rhs.values], [a_inverse])
     return _solution(rhs, x, vector)
 
 
@@ -274,7 +274,7 @@ def solve(a, b) -> Tensor:
     packed, _, perm = _lu3(a.detach_grad(), count, n)
     x = _lu_solve3(packed, perm, rhs.values.detach_grad(), count, n)
     a_inverse = _lu_solve3(packed, perm, _identity(count, n), count, n)
-    x = differentiable(x, solve_surrogate(a, rhs.values, x, a_inverse))
+    x = attach(x, "linalg.solve", [a, rhs.values], [a_inverse])
     return _solution(rhs, x, vector)
 
 
@@ -289,13 +289,13 @@ def inv(a) -> Tensor:
     a, count, n = stack.values, stack.count, stack.rows
     packed, _, perm = _lu3(a.detach_grad(), count, n)
     inverse = _lu_solve3(packed, perm, _identity(count, n), count, n)
-    inverse = differentiable(inverse, -(inverse @ a @ inverse))
+    inverse = attach(inverse, "linalg.inv", [a])
     return stack.restore(inverse, [n, n])
 
 
 def _log_determinant(a, what: str) -> tuple:
     """(stack, diagonal of U [B, n], the sign of the row permutation [B] as -1.0 or 1.0,
-    a surrogate of log|det| for the gradient [B])."""
+    the inverse [B, n, n] that the gradient reads)."""
     stack = _square(a, what)
     a, count, n = stack.values, stack.count, stack.rows
     packed, pivots, perm = _lu3(a.detach_grad(), count, n)
@@ -303,7 +303,7 @@ def _log_determinant(a, what: str) -> tuple:
     diagonal = packed[b, i, i]
     swaps = alg.sum(select(pivots != i, 1, 0), axis=1)
     inverse = _lu_solve3(packed, perm, _identity(count, n), count, n)
-    return stack, diagonal, select(swaps % 2 == 1, -1.0, 1.0), logdet_surrogate(a, inverse)
+    return stack, diagonal, select(swaps % 2 == 1, -1.0, 1.0), inverse
 
 
 def det(a) -> Tensor:
@@ -316,9 +316,9 @@ def det(a) -> Tensor:
 
         d = tf.linalg.det(A)
     """
-    stack, diagonal, parity, logdet = _log_determinant(a, "tf.linalg.det")
+    stack, diagonal, parity, inverse = _log_determinant(a, "tf.linalg.det")
     value = alg.prod(diagonal, axis=1) * parity
-    return _batch_result(stack, differentiable(value, value * logdet))
+    return _batch_result(stack, attach(value, "linalg.det", [stack.values], [inverse]))
 
 
 def slogdet(a) -> tuple[Tensor, Tensor]:
@@ -331,10 +331,10 @@ def slogdet(a) -> tuple[Tensor, Tensor]:
 
         sign, logdet = tf.linalg.slogdet(A)
     """
-    stack, diagonal, parity, logdet = _log_determinant(a, "tf.linalg.slogdet")
+    stack, diagonal, parity, inverse = _log_determinant(a, "tf.linalg.slogdet")
     signs = select(diagonal > 0.0, 1.0, select(diagonal < 0.0, -1.0, 0.0))
     sign = alg.prod(signs, axis=1) * parity
-    logabsdet = differentiable(alg.sum(log(absolute(diagonal)), axis=1), logdet)
+    logabsdet = attach(alg.sum(log(absolute(diagonal)), axis=1), "linalg.log_abs_det", [stack.values], [inverse])
     return _batch_result(stack, sign), _batch_result(stack, logabsdet)
 
 

@@ -1,28 +1,34 @@
-"""Gradients of ``tf.linalg``, from the closed forms of the derivatives.
+"""Gradients of ``tf.linalg``: the closed forms of the derivatives, as rules written in
+tensor code of differentiable values.
 
 The factorisations update their matrices in place inside loops, which ``tf.grad`` cannot
 reverse (it would need every earlier value). So each differentiable function computes its
-value from detached arguments and attaches a *surrogate*: an expression that is linear in
-the arguments, with detached coefficients taken from the value, whose derivative is the
-function's derivative (for ``inv``: ``-Y @ A @ Y`` with ``Y = inv(A)`` held constant, since
-``d inv(A) = -Y dA Y``). ``differentiable`` returns the value, with gradients taken through
-the surrogate; the simplify pass then drops the surrogate from the forward program, so a
-program that asks for no gradient computes none of it. Gradients are first order only.
+value from detached arguments and returns it through ``attach``: a ``library_grad`` node
+whose gradient is one of the rules below (for ``inv``: ``dA = -Y^T G Y^T`` with
+``Y = inv(A)``). A rule reads the node itself as the result and re-attaches the other
+values it needs (an inverse the forward program computed, detached) with their own rules,
+so the gradient it emits is differentiable in turn: gradients of gradients (a Hessian
+through ``det``, say) are right to any order. The values a rule needs (residuals) are only
+read by ``library_grad`` nodes, which the autodiff pass removes, so a program that asks for
+no gradient computes none of them (the dead-code pass drops them).
 """
 
 from __future__ import annotations
 
-from ..ir import dtypes as dt
+from ..ir.builder import current
 from ..tracing import algorithms as alg
-from ..tracing.api import const, indices
+from ..tracing.api import indices
 from ..tracing.mathfn import select
-from ..tracing.tensor import Tensor
+from ..tracing.tensor import Tensor, node_of
+from ..tracing.vjp import register_library_rule
 
 
-def differentiable(value: Tensor, surrogate: Tensor) -> Tensor:
-    """``value``, whose gradient is the gradient of ``surrogate`` (of the same shape)."""
-    never = const(False, (), dt.bool1)
-    return select(never, surrogate, value.detach_grad()).pass_grad()
+def attach(value: Tensor, rule: str, inputs: list, residuals: list = ()) -> Tensor:
+    """``value`` (computed from detached ``inputs``), whose gradient to ``inputs`` is the rule
+    ``rule``; ``residuals`` are detached values the rule reads."""
+    nodes = [node_of(t) for t in (value, *inputs, *residuals)]
+    return Tensor(current().make("library_grad", nodes, attrs={"rule": rule}, dtype=nodes[0].dtype,
+                                 shape=nodes[0].shape))
 
 
 def transposed(a: Tensor) -> Tensor:
@@ -36,32 +42,73 @@ def lower_part(a: Tensor, diagonal_scale: float) -> Tensor:
     return select(i > k, a, select(i == k, a * diagonal_scale, 0.0))
 
 
-def cholesky_surrogate(a: Tensor, low: Tensor, low_inverse: Tensor) -> Tensor:
-    """``dL = L Phi(L^-1 dA L^-T)`` (Phi: the lower triangle, half the diagonal), where ``dA``
-    is the symmetric change that the lower triangle of ``a`` makes (only it is read)."""
-    lower = lower_part(a, 1.0)
-    symmetric = lower + transposed(lower_part(a, 0.0))
-    return low @ lower_part(low_inverse @ symmetric @ transposed(low_inverse), 0.5)
+def symmetric_from_lower(a: Tensor) -> Tensor:
+    """The symmetric matrices that the lower triangles of [B, n, n] ``a`` define."""
+    return lower_part(a, 1.0) + transposed(lower_part(a, 0.0))
 
 
-def solve_surrogate(a: Tensor, rhs: Tensor, x: Tensor, a_inverse: Tensor) -> Tensor:
-    """``dX = A^-1 (dB - dA X)``."""
-    return a_inverse @ (rhs - a @ x)
+def _per_matrix(values: Tensor) -> Tensor:
+    """[B] values as [B, 1, 1], to scale whole matrices."""
+    return alg.unsqueeze(alg.unsqueeze(values, -1), -1)
 
 
-def logdet_surrogate(a: Tensor, a_inverse: Tensor) -> Tensor:
-    """``d log|det A| = trace(A^-1 dA)``, per matrix [B]."""
-    return alg.sum(alg.sum(transposed(a_inverse) * a, axis=2), axis=1)
+# Operands of each rule's node: (value, *inputs, *residuals); a rule returns one gradient per operand.
 
 
-def eigh_surrogates(a: Tensor, values: Tensor, vectors: Tensor) -> tuple[Tensor, Tensor]:
-    """``dw_i = v_i^T dA v_i`` and ``dV = V (F o (V^T dA V))`` with ``F_ij = 1 / (w_j - w_i)``
-    off the diagonal (0 where eigenvalues are equal: their vectors are not differentiable)."""
-    rotated = transposed(vectors) @ a @ vectors
-    b, j = indices(values.shape)
-    value_surrogate = rotated[b, j, j]
-    b, i, k = indices(rotated.shape)
-    gap = values[b, k] - values[b, i]
+def _inv(ad, g):
+    """inv(A) = Y: dA = -Y^T G Y^T. Operands (Y, A)."""
+    y = transposed(ad.y)
+    return [None, -(y @ g @ y)]
+
+
+def _solve(ad, g):
+    """X = A^-1 B: dB = A^-T G, dA = -dB X^T. Operands (X, A, B, A^-1)."""
+    a_inverse = attach(ad.x(3), "linalg.inv", [ad.x(1)])
+    grad_b = transposed(a_inverse) @ g
+    return [None, -(grad_b @ transposed(ad.y)), grad_b, None]
+
+
+def _log_abs_det(ad, g):
+    """log|det A|: dA = G A^-T. Operands (value, A, A^-1)."""
+    a_inverse = attach(ad.x(2), "linalg.inv", [ad.x(1)])
+    return [None, _per_matrix(g) * transposed(a_inverse), None]
+
+
+def _det(ad, g):
+    """det A: dA = G det(A) A^-T. Operands (det, A, A^-1)."""
+    a_inverse = attach(ad.x(2), "linalg.inv", [ad.x(1)])
+    return [None, _per_matrix(g * ad.y) * transposed(a_inverse), None]
+
+
+def _cholesky(ad, g):
+    """L = chol(M), dL = L Phi(L^-1 dM L^-T) (Phi: the lower triangle, half the diagonal):
+    dM = sym(L^-T Phi(L^T G) L^-1), G's lower triangle only (L has no other entries).
+    Operands (L, M symmetric, L^-1)."""
+    low = ad.y
+    low_inverse = attach(ad.x(2), "linalg.inv", [low])
+    s = transposed(low_inverse) @ lower_part(transposed(low) @ lower_part(g, 1.0), 0.5) @ low_inverse
+    return [None, (s + transposed(s)) * 0.5, None]
+
+
+def _eigh_values(ad, g):
+    """w_i = v_i^T A v_i: dA = V diag(G) V^T. Operands (w, A, V)."""
+    vectors = attach(ad.x(2), "linalg.eigh_vectors", [ad.x(1)], [ad.x(0)])
+    return [None, (vectors * alg.unsqueeze(g, -2)) @ transposed(vectors), None]
+
+
+def _eigh_vectors(ad, g):
+    """dV = V (F o (V^T dA V)), F_ik = 1 / (w_k - w_i) off the diagonal (0 where eigenvalues
+    are equal: their vectors are not differentiable): dA = V (F o (V^T G)) V^T.
+    Operands (V, A, w)."""
+    vectors = ad.y
+    values = attach(ad.x(2), "linalg.eigh_values", [ad.x(1)], [ad.x(0)])
+    gap = alg.unsqueeze(values, -2) - alg.unsqueeze(values, -1)
     equal = gap == 0.0
     # Divide by 1 where the gap is 0, so that the gradient of the discarded quotient is 0, not NaN.
-    return value_surrogate, vectors @ select(equal, 0.0, rotated / select(equal, 1.0, gap))
+    factor = select(equal, 0.0, 1.0 / select(equal, 1.0, gap))
+    return [None, vectors @ (factor * (transposed(vectors) @ g)) @ transposed(vectors), None]
+
+
+for _name, _rule in (("inv", _inv), ("solve", _solve), ("log_abs_det", _log_abs_det), ("det", _det),
+                     ("cholesky", _cholesky), ("eigh_values", _eigh_values), ("eigh_vectors", _eigh_vectors)):
+    register_library_rule("linalg." + _name, _rule)

@@ -7,10 +7,13 @@ its operands. Gradients of plain values are summed as values; gradients of memor
 variables live in *adjoint buffers* (zeros, updated in place), as do gradients of values
 that loops or conditions contribute to. Loops and ifs are reversed by ``autodiff_control``
 (taping the variables each iteration starts with, recomputing the body, reversing it).
+A ``library_grad`` node's gradient is its library rule (``tracing/vjp.py``), which reads the
+node as the result, so the gradient code of a later ``tf.grad`` differentiates it again.
 
-Guarantees afterwards: no ``grad``, ``detach`` or ``pass_grad`` nodes remain; each
-``tf.grad(loss, x)`` is the gradient of ``sum(loss)`` with respect to ``x`` as defined at
-its creation (a variable's initial value, an input's value).
+Guarantees afterwards: no ``grad``, ``detach``, ``pass_grad``, ``custom_grad`` or
+``library_grad`` nodes remain; each ``tf.grad(loss, x)`` call (also the same one twice, or
+one whose ``x`` another call's ``x`` is computed from) is the gradient of ``sum(loss)`` with
+respect to ``x`` as defined at its creation (a variable's initial value, an input's value).
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from ..ir import dtypes as dt
 from ..ir.builder import Builder, using
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope, walk
-from ..ir.ops import AUTODIFF, CUSTOM_GRAD, DETACH, GRAD, IF, INPUT, LOAD, LOOP, PASS_GRAD
+from ..ir.ops import AUTODIFF, CUSTOM_GRAD, DETACH, GRAD, IF, INPUT, LIBRARY_GRAD, LOAD, LOOP, PASS_GRAD
 from ..ir.shapes import dims_equal, static_value
 from ..tracing import algorithms as alg
 from ..tracing import mathfn
 from ..tracing.api import scatterAdd
 from ..tracing.custom import custom_vjp
 from ..tracing.tensor import Tensor
+from ..tracing.vjp import library_rule
 from ..tracing.vjp import rule as vjp_rule
 from . import autodiff_control as control
 from .analysis import is_write, mutable_nodes
@@ -91,7 +95,10 @@ class Sweep:
         self.aliases: dict[Node, Node] = {}  # recomputed variable -> the variable it stands for
         # Nodes on a path from a wrt to the loss: nothing else needs a gradient.
         self.depends = control.depends_on(program, wrts) & control.influences(program, loss)
-        self.wrts = set(wrts)  # the sweep stops at them: their gradient is the result
+        self.wrts = set(wrts)
+        # Each wrt's gradient, taken where the sweep reaches its definition (every use is
+        # after it, so it is complete there); the sweep goes on past it to the wrts upstream.
+        self.found: dict[Node, Tensor | None] = {}
         self.mutable = mutable_nodes(program)
 
     # -- adjoints ------------------------------------------------------------------------------
@@ -159,7 +166,13 @@ class Sweep:
 
     def take(self, node: Node) -> Tensor | None:
         """The whole gradient of ``node`` so far (value part and buffer part)."""
-        value = self.values.pop(node, None)
+        value = self.peek(node)
+        self.values.pop(node, None)
+        return value
+
+    def peek(self, node: Node) -> Tensor | None:
+        """``take`` without removing the value part."""
+        value = self.values.get(node)
         target = self.resolve(node)
         if target in self.buffers:
             buffer = self.buffers[target] * 1.0
@@ -191,6 +204,8 @@ class Sweep:
 
     def reverse(self, nodes: list[Node]) -> None:
         for node in reversed(nodes):
+            if node in self.wrts and node not in self.found:
+                self.found[node] = self.peek(node)
             if node.op is LOOP and control.touches(node, self.depends):
                 control.reverse_loop(self, node)
             elif node.op is IF and control.touches(node, self.depends):
@@ -201,7 +216,7 @@ class Sweep:
                 if self.resolve(node.args[0]) in self.buffers:
                     self._apply_vjp(node, None)
             elif node in self.depends and node.dtype is not None and node.dtype.is_float and vjp_rule(node.op) \
-                    and node not in self.wrts:
+                    and (node not in self.wrts or any(a in self.depends for a in node.args)):
                 grad = self.take(node)
                 if grad is not None:
                     self._apply_vjp(node, grad)
@@ -219,6 +234,12 @@ class Sweep:
     def _reverse_marker(self, node: Node) -> None:
         grad = self.take(node)
         if grad is None or node.op is DETACH or node.op is GRAD:
+            return
+        if node.op is LIBRARY_GRAD:
+            grads = library_rule(node.attrs["rule"])(_VjpContext(self, node), grad)
+            for arg, g in zip(node.args, grads):
+                if g is not None and arg in self.depends and arg.dtype.is_float:
+                    self.contribute(arg, g)
             return
         if node.op is CUSTOM_GRAD:
             inputs = node.args[1:]
@@ -247,12 +268,14 @@ def _expand_one(program: Program, placeholder: Node) -> None:
         sweep.contribute(loss, Tensor(builder.const(1.0, dt.float32, loss.shape)))
         sweep.reverse(scope.nodes[:scope.nodes.index(placeholder)])
         results = {}
+        gradients: dict[Node, Tensor] = {}  # per wrt: take() empties it, and several calls may ask for it
         for node in group:
             wrt = node.args[1]
-            grad = sweep.take(wrt) if wrt in sweep.depends else None
-            if grad is None:
-                grad = Tensor(builder.const(0.0, dt.float32, wrt.shape))
-            results[node] = Tensor(builder.make("copy", [grad.node], dtype=dt.float32, shape=wrt.shape))
+            if wrt not in gradients:
+                grad = None if wrt not in sweep.depends else \
+                    sweep.found[wrt] if wrt in sweep.found else sweep.take(wrt)
+                gradients[wrt] = grad if grad is not None else Tensor(builder.const(0.0, dt.float32, wrt.shape))
+            results[node] = Tensor(builder.make("copy", [gradients[wrt].node], dtype=dt.float32, shape=wrt.shape))
     position = scope.nodes.index(placeholder)
     for node in backward:
         node.scope = scope
@@ -275,7 +298,7 @@ def walk_region(nodes: list[Node]):
 
 
 def _remove_markers(program: Program) -> None:
-    mapping = {n: n.args[0] for n in program.walk() if n.op in (DETACH, PASS_GRAD, CUSTOM_GRAD)}
+    mapping = {n: n.args[0] for n in program.walk() if n.op in (DETACH, PASS_GRAD, CUSTOM_GRAD, LIBRARY_GRAD)}
     for node in mapping:
         node.scope.nodes.remove(node)
     replace_uses(program, mapping)

@@ -6,10 +6,13 @@ Each is a thin wrapper over one op-table entry; the op table documents the seman
 
 from __future__ import annotations
 
+from ..ir import dtypes as dt
 from ..ir.builder import current
+from ..ir.errors import ShapeError, user_location
 from ..ir.ops import OPS
+from ..ir.shapes import normalize_axis, static_value
 from . import algorithms
-from .tensor import apply
+from .tensor import apply, node_of
 
 
 def _unary(op_name: str, summary: str):
@@ -79,18 +82,40 @@ def atan2(y, x):
 
 def min(a, b=None, axis: int = -1):  # noqa: A001
     """``tf.min(a, b)``: the smaller of two values elementwise (NaN if either is NaN);
-    ``tf.min(a, axis=...)``: the minimum along an axis, which is dropped."""
+    ``tf.min(a, axis=...)``: the minimum along an axis, which is dropped (an error for an
+    empty axis, as in numpy)."""
     if b is None:
+        _require_elements(a, axis, "tf.min", "minimum")
         return algorithms.reduce_min(a, axis)
     return apply("min", a, b)
 
 
 def max(a, b=None, axis: int = -1):  # noqa: A001
     """``tf.max(a, b)``: the larger of two values elementwise (NaN if either is NaN);
-    ``tf.max(a, axis=...)``: the maximum along an axis, which is dropped."""
+    ``tf.max(a, axis=...)``: the maximum along an axis, which is dropped (an error for an
+    empty axis, as in numpy)."""
     if b is None:
+        _require_elements(a, axis, "tf.max", "maximum")
         return algorithms.reduce_max(a, axis)
     return apply("max", a, b)
+
+
+def _require_elements(x, axis: int, what: str, extreme: str) -> None:
+    """The extreme of no elements has no value (numpy raises; -inf or +inf would pass
+    silently): a clear error now for a static size, else when the program runs."""
+    node = node_of(x)
+    if node.rank == 0:
+        return  # the reduction names that error
+    dim = node.shape[normalize_axis(axis, node.rank, f"{what} axis")]
+    size = static_value(dim)
+    message = f"{what}: the axis to reduce has {{1}} elements; the {extreme} of no elements has no value"
+    if size is not None:
+        if size == 0:
+            raise ShapeError(message.replace("{1}", "0"), user_location())
+        return
+    builder = current()
+    one = builder.const(1, dt.int32)
+    builder.check(lambda: builder.elementwise("le", [one, dim]), [one, dim], message)
 
 
 def clamp(x, lo, hi):

@@ -145,3 +145,19 @@ _STRUCTURAL = {
 def rule(op: Op):
     """The vector-Jacobian product of ``op``, or None if no gradient flows through it."""
     return _STRUCTURAL.get(op.name, op.vjp)
+
+
+# Rules of library functions (``library_grad`` nodes: value, *inputs), registered by the
+# library (tf.linalg): ``ad.y`` is the node itself, the differentiable result, so the rule's
+# code can be differentiated again.
+_LIBRARY: dict = {}
+
+
+def register_library_rule(name: str, vjp) -> None:
+    """``vjp(ad, g)`` returns a gradient (or None) per operand of a ``library_grad`` node
+    whose attrs['rule'] is ``name``."""
+    _LIBRARY[name] = vjp
+
+
+def library_rule(name: str):
+    return _LIBRARY[name]
