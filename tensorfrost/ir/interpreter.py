@@ -5,6 +5,17 @@ node's shape. Control flow inside kernels is per element, so scopes run under a 
 the elements that are active (as a GPU runs divergent threads): ``if`` narrows it, ``break``
 and ``continue`` remove elements from the innermost loop, and side effects (``set``,
 ``store``, scatters) only touch active elements.
+
+Running every element of a kernel at once hides races: a compiled kernel in which one
+element reads a place that another element of it writes gives here what numpy would, while
+a device, running the elements in any order, gives something else. ``check_races=True``
+records, per kernel run, the places each element reads and writes (through loads, stores,
+scatters, and memory used as a value) and raises an ``InternalError`` naming the kernel,
+the buffer, the place and the two accesses where one element reads (or updates atomically)
+a place that another element of the run changes, or where elements store to one place and
+one element's last store there comes before another's (a later statement or trip: which
+value is left then depends on their order). Stores of one statement to one place, as in
+numpy, leave one of its values; atomic updates of one kind combine in any order.
 """
 
 from __future__ import annotations
@@ -13,7 +24,7 @@ import numpy as np
 
 from .errors import InternalError, RuntimeCheckError
 from .node import Node, Program, Scope
-from .ops import ELEMENTWISE, MATMUL, OPS, REDUCE_MAX, REDUCE_MIN, REDUCTION, SCAN, SET, STORE, VIEW
+from .ops import ELEMENTWISE, LOAD, MATMUL, OPS, REDUCE_MAX, REDUCE_MIN, REDUCTION, SCAN, SET, STORE, VIEW
 
 _SCATTER_UFUNCS = {"add": np.add, "min": np.minimum, "max": np.maximum,
                    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
@@ -28,12 +39,14 @@ class _LoopFrame:
 
 
 class Interpreter:
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, check_races: bool = False):
         self.program = program
         self.env: dict[Node, object] = {}
         self.frames: list = []  # _LoopFrame objects and if-condition masks
         self.mutable = {n.args[0] for n in program.walk()
                         if n.op in (SET, STORE) or n.op.atomic}
+        self.check_races = check_races
+        self.races: _RaceLog | None = None  # the accesses of the kernel running, when checked
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -73,6 +86,8 @@ class Interpreter:
 
     def exec_scope(self, scope: Scope) -> None:
         for node in scope.nodes:
+            if self.races is not None:
+                self._record_value_reads(node)
             kind = node.op.kind
             if kind == ELEMENTWISE:
                 self.define(node, node.op.ref(*[self.env[a] for a in node.args]))
@@ -113,6 +128,9 @@ class Interpreter:
             self.define(node, np.zeros(self.shape(node), dtype=node.dtype.numpy))
             return
         index = self._index(node.args[0], node.args[1:])
+        if self.races is not None:
+            self.races.record(node, node.args[0], "read", self.shape(node.args[0]),
+                              self._places(node.args[0], index), self.mask())
         self.define(node, memory[index] if index else memory)
 
     def _masked_access(self, node):
@@ -122,7 +140,24 @@ class Interpreter:
         parts = np.broadcast_arrays(self.mask(), self.env[node.args[1]], *index,
                                     np.empty(self.shape(node), dtype=np.int8))
         active = parts[0].astype(bool)
+        if self.races is not None:
+            kind = "write" if node.op is STORE else "atomic " + node.op.combine
+            self.races.record(node, memory, kind, self.shape(memory), self._places(memory, index), self.mask())
         return tuple(p[active] for p in parts[2:2 + len(index)]), parts[1][active]
+
+    def _places(self, memory: Node, index: tuple):
+        """The flat places in ``memory`` that the (clamped) ``index`` arrays reach."""
+        dims = self.shape(memory)
+        return np.ravel_multi_index(np.broadcast_arrays(*index), dims) if index else np.zeros((), np.int64)
+
+    def _record_value_reads(self, node: Node) -> None:
+        """A memory that a node of a checked kernel uses as a value is read at each
+        element's own place (broadcast: the places numpy's broadcasting reads)."""
+        skip = 1 if node.op in (LOAD, SET, STORE) or node.op.atomic else 0
+        for arg in node.args[skip:]:
+            if arg in self.mutable and arg.rank and arg in self.env:
+                dims = self.shape(arg)
+                self.races.record(node, arg, "read", dims, np.arange(int(np.prod(dims))).reshape(dims), self.mask())
 
     def op_store(self, node):
         target = self.env[node.args[0]]
@@ -175,7 +210,8 @@ class Interpreter:
             self.frames.pop()
 
     def op_if(self, node):
-        self.frames.append(np.asarray(self.env[node.args[0]], dtype=bool))
+        # the condition as it is now: the body may change a mask it is read from
+        self.frames.append(np.array(self.env[node.args[0]], dtype=bool))
         try:
             if np.any(self.mask()):
                 self.exec_scope(node.body)
@@ -196,7 +232,15 @@ class Interpreter:
         frame.active = frame.active & ~self.mask()
 
     def op_kernel(self, node):
-        self.exec_scope(node.body)
+        if not self.check_races:
+            self.exec_scope(node.body)
+            return
+        self.races = _RaceLog(node, self.shape(node))
+        try:
+            self.exec_scope(node.body)
+            self.races.check()
+        finally:
+            self.races = None
 
     # host bookkeeping
 
@@ -226,11 +270,126 @@ class Interpreter:
     def op_detach(self, node):
         self.define(node, self.env[node.args[0]])
 
-    op_pass_grad = op_custom_grad = op_detach
+    op_pass_grad = op_custom_grad = op_library_grad = op_detach
 
     def op_grad(self, node):
         raise InternalError("tf.grad reached the reference interpreter: the autodiff pass expands it, "
                             "so interpret the program after that pass")
+
+
+class _RaceLog:
+    """The places each element of one kernel run reads and writes, per memory, and the
+    check that no two elements meet at a place where one of them writes."""
+
+    READ, WRITE = 0, 1  # access kinds; an atomic update's kind is 2 + the index of its combine
+
+    def __init__(self, kernel: Node, grid: tuple):
+        self.kernel, self.grid = kernel, grid
+        self.elements = np.arange(int(np.prod(grid)), dtype=np.int64).reshape(grid)
+        self.accesses: dict[Node, list] = {}  # memory -> [(places, elements, run, kind, node)]
+        self.dims: dict[Node, tuple] = {}
+        self.combines: list[str] = []
+        self.runs = 0  # each execution of an access is a run of it (a loop's trips are several)
+
+    def record(self, node: Node, memory: Node, kind: str, dims: tuple, places, mask) -> None:
+        if 0 in dims:
+            return  # an empty memory has no place to meet at: its loads give zeros, its stores do nothing
+        try:
+            places, elements, mask = np.broadcast_arrays(places, self.elements, mask)
+        except ValueError:
+            raise InternalError(f"{node.op.name} {node.label} does not broadcast to the grid {self.grid} of its "
+                                "kernel", node.location) from None
+        if kind.startswith("atomic") and kind not in self.combines:
+            self.combines.append(kind)
+        code = 2 + self.combines.index(kind) if kind.startswith("atomic") else \
+            self.READ if kind == "read" else self.WRITE
+        active = np.asarray(mask, dtype=bool)
+        self.runs += 1
+        self.dims[memory] = dims
+        self.accesses.setdefault(memory, []).append((places[active], elements[active], self.runs, code, node))
+
+    def check(self) -> None:
+        for memory, records in self.accesses.items():
+            if all(record[3] == self.READ for record in records):
+                continue
+            which = np.concatenate([np.full(r[0].size, k) for k, r in enumerate(records)]).astype(np.int64)
+            places = np.concatenate([r[0] for r in records]).astype(np.int64)
+            elements = np.concatenate([r[1] for r in records]).astype(np.int64)
+            runs = np.array([r[2] for r in records], np.int64)[which]
+            codes = np.array([r[3] for r in records], np.int64)[which]
+            reads, writes, atomics = codes == self.READ, codes == self.WRITE, codes >= 2
+            columns = (memory, records, places, elements, which)
+            # an element reads, or updates atomically, a place that another element changes
+            self._meet(*columns, reads, writes | atomics)
+            self._meet(*columns, atomics, writes)
+            self._meet(*columns, atomics, atomics, apart=codes)  # updates of two kinds
+            self._last_stores(memory, records, places[writes], elements[writes], runs[writes], which[writes])
+
+    def _last_stores(self, memory, records, places, elements, runs, which) -> None:
+        """Raise if, at a place several elements store to, an element's last store comes
+        before the last store there in the program (another statement, or a later trip):
+        in any order of the elements that store can be the one left, where numpy leaves one
+        of the last statement's values."""
+        if places.size == 0:
+            return
+        order = np.lexsort((runs, elements, places))
+        p, e, r, w = places[order], elements[order], runs[order], which[order]
+        ends = np.flatnonzero(np.r_[(p[1:] != p[:-1]) | (e[1:] != e[:-1]), True])  # last run of each element
+        p, e, r, w = p[ends], e[ends], r[ends], w[ends]
+        starts = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+        late = np.maximum.reduceat(r, starts)[np.searchsorted(starts, np.arange(len(p)), side="right") - 1]
+        early = np.flatnonzero(r < late)
+        if early.size:
+            one = early[0]
+            other = next(k for k in range(len(p)) if p[k] == p[one] and r[k] == late[one])
+            self._raise(memory, records, int(p[one]), one, other, e, w)
+
+    def _meet(self, memory, records, places, elements, which, first, second, apart=None) -> None:
+        """Raise if a ``first`` access of one element and a ``second`` access of another
+        element reach one place (and, given ``apart``, differ in it: another run or kind)."""
+        shared = np.intersect1d(places[first], places[second])
+        if shared.size == 0:
+            return
+        pick = np.flatnonzero((first | second) & np.isin(places, shared))
+        pick = pick[np.argsort(places[pick], kind="stable")]
+        p, e = places[pick], elements[pick]
+        starts = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+        bad = np.minimum.reduceat(e, starts) != np.maximum.reduceat(e, starts)
+        if apart is not None:
+            a = apart[pick]
+            bad &= np.minimum.reduceat(a, starts) != np.maximum.reduceat(a, starts)
+        for group in np.flatnonzero(bad):
+            end = starts[group + 1] if group + 1 < len(starts) else len(pick)
+            members = pick[starts[group]:end]
+            for x in members[first[members]]:
+                other = members[second[members] & (elements[members] != elements[x])]
+                if apart is not None:
+                    other = other[apart[other] != apart[x]]
+                if other.size:
+                    self._raise(memory, records, int(places[x]), x, int(other[0]), elements, which)
+
+    def _raise(self, memory, records, place, one, other, elements, which) -> None:
+        (*_, code_a, a), (*_, code_b, b) = records[which[one]], records[which[other]]
+        index = [int(k) for k in np.unravel_index(place, self.dims[memory])] if self.dims[memory] else []
+        name = self.kernel.attrs.get("name") or self.kernel.label
+        raise InternalError(
+            f"race in kernel '{name}': element {self._element(elements[one])} {self._verb(code_a)} "
+            f"{memory.label}{index} ({_describe(a)}), a place that element {self._element(elements[other])} "
+            f"of the same kernel run {self._verb(code_b)} ({_describe(b)}); a kernel runs its elements in any "
+            "order, so its result is not the program's", a.location or b.location)
+
+    def _verb(self, code: int) -> str:
+        if code == self.READ:
+            return "reads"
+        return "writes" if code == self.WRITE else f"updates ({self.combines[code - 2]})"
+
+    def _element(self, flat) -> list:
+        return [int(k) for k in np.unravel_index(int(flat), self.grid)] if self.grid else []
+
+
+def _describe(node: Node) -> str:
+    where = f" at {node.location}" if node.location is not None else ""
+    return f"{node.op.name} {node.label}{where}"
 
 
 # -- algorithmic ops ------------------------------------------------------------------------
@@ -300,6 +459,8 @@ def _matmul(interp: Interpreter, node: Node):
 _ALGORITHMS = {REDUCTION: _reduce, SCAN: _scan, VIEW: _view, MATMUL: _matmul}
 
 
-def run(program: Program, arrays: list) -> list:
-    """Run ``program`` on numpy arrays; returns the list of output arrays."""
-    return Interpreter(program).run(arrays)
+def run(program: Program, arrays: list, check_races: bool = False) -> list:
+    """Run ``program`` on numpy arrays; returns the list of output arrays. With
+    ``check_races``, a kernel in which different elements meet at a place of memory that one
+    of them writes raises an InternalError naming the kernel (see the module docstring)."""
+    return Interpreter(program, check_races).run(arrays)

@@ -3,8 +3,30 @@ they are written, and whether a value read at one point is still the same at ano
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 from ..ir.node import Node, Program, operands, positions, scope_end, walk
-from ..ir.ops import ALLOC, CONST, DIM_ID, ELEMENTWISE, INPUT, INPUT_DIM, LOAD, LOOP, SET, SOURCE, STORE
+from ..ir.ops import (
+    ADD,
+    ALLOC,
+    CLAMP,
+    CONST,
+    DIM_ID,
+    DIV,
+    ELEMENTWISE,
+    INPUT,
+    INPUT_DIM,
+    LOAD,
+    LOOP,
+    MOD,
+    OPS,
+    SET,
+    SOURCE,
+    STORE,
+    SUB,
+)
+from ..ir.shapes import dims_equal, shapes_equal, static_value
 
 # The cost model of the passes that recompute values instead of storing them (reindex,
 # recompute): an op costs its table entry's ``cost``, a read of memory MEMORY_READ, and a
@@ -121,3 +143,229 @@ def backward_slice(kernel: Node, roots) -> set:
 def slice_buffers(kept: set) -> set:
     """The buffers the nodes of a slice load from or write to."""
     return {n.args[0] for n in kept if n.op in (LOAD, STORE) or n.op.atomic}
+
+
+# -- ranges of index arithmetic: what slices and tf.index_grid build ------------------------------
+#
+# An int32 scalar expression is a linear form (atoms with integer coefficients, and a constant);
+# a claim ``form <= 0`` is proven by replacing atoms by their bounds (a clamp is at most its upper
+# end, a loop counter at least its start, a size at least 0, ...) until only a constant is left.
+
+_MAX, _MIN, _FLOORDIV, _MUL = OPS["max"], OPS["min"], OPS["floordiv"], OPS["mul"]
+_DEPTH = 8  # bounds substituted before a proof gives up
+
+
+def shift_in_range(offset: Node | None, extent: Node, dim: Node) -> bool:
+    """True if ``e + offset`` lies in ``[0, dim)`` for every ``e`` in ``[0, extent)`` (no
+    ``offset``: 0), proven from how the extent was computed (``b[2:]``, ``tf.index_grid``):
+    an access of a shifted grid index that clamping never moves."""
+    while True:  # wrappers that are positive only where their argument is, and at most it there
+        if extent.op is _MAX and any(static_value(a) == 0 for a in extent.args):
+            extent = next(a for a in extent.args if static_value(a) != 0)
+        elif extent.op is _FLOORDIV and (static_value(extent.args[1]) or 0) > 0:
+            extent = extent.args[0]
+        else:
+            break
+    if offset is None:
+        return at_most(extent, dim)
+    return nonnegative(offset) and _nonpositive(_form([(extent, 1), (offset, 1), (dim, -1)]))
+
+
+def nonnegative(node: Node) -> bool:
+    """True if the int32 scalar ``node`` is provably >= 0."""
+    return _nonpositive(_form([(node, -1)]))
+
+
+def at_most(node: Node, bound: Node) -> bool:
+    """True if the int32 scalar ``node`` is provably <= ``bound``."""
+    return _nonpositive(_form([(node, 1), (bound, -1)]))
+
+
+def factors(size: Node) -> list:
+    """The factors of a product of sizes (``[size]`` if it is not a product)."""
+    return factors(size.args[0]) + factors(size.args[1]) if size.op is _MUL else [size]
+
+
+def product_within(parts: list, bounds: list) -> bool:
+    """True if the product of the sizes ``parts`` is provably at most the product of the
+    sizes ``bounds``: each part at most a bound of its own, the bounds left over at least 1."""
+    values, limits = [static_value(p) for p in parts], [static_value(b) for b in bounds]
+    if None not in values and None not in limits:
+        return math.prod(values) <= math.prod(limits)
+    left = list(bounds)
+    for part in parts:
+        if static_value(part) == 1:
+            continue
+        match = next((b for b in left if at_most(part, b)), None)
+        if match is None:
+            return False
+        left.remove(match)
+    return all((static_value(b) or 0) >= 1 for b in left)
+
+
+def _form(terms, form: dict | None = None) -> dict:
+    """The linear form (atom -> coefficient; None -> the constant) of ``sum(c * term)``
+    (a term: a node, an int, or a form)."""
+    form = {None: 0} if form is None else form
+    for node, scale in terms:
+        if isinstance(node, dict):  # a form already
+            form[None] += scale * node[None]
+            _form([(atom, scale * c) for atom, c in node.items() if atom is not None], form)
+            continue
+        value = static_value(node) if isinstance(node, Node) else node
+        if value is not None:
+            form[None] += scale * value
+        elif node.op is ADD:
+            _form([(node.args[0], scale), (node.args[1], scale)], form)
+        elif node.op is SUB:
+            _form([(node.args[0], scale), (node.args[1], -scale)], form)
+        elif node.op is _MUL and any(static_value(a) is not None for a in node.args):
+            constant, other = node.args if static_value(node.args[0]) is not None else node.args[::-1]
+            _form([(other, scale * static_value(constant))], form)
+        else:
+            atom = next((a for a in form if a is not None and dims_equal(a, node)), node)
+            form[atom] = form.get(atom, 0) + scale
+    return form
+
+
+def _nonpositive(form: dict, depth: int = 0) -> bool:
+    """True if the linear form is provably <= 0."""
+    atoms = [a for a, c in form.items() if a is not None and c != 0]
+    if not atoms:
+        return form[None] <= 0
+    if depth >= _DEPTH:
+        return False
+    for atom in atoms:
+        coefficient = form[atom]
+        bounds = _bounds(atom, upper=coefficient > 0)
+        if bounds is None:
+            continue
+        alternatives, every = bounds
+        rest = {a: c for a, c in form.items() if a is not atom}
+        proofs = (_nonpositive(_form([(b, coefficient)], dict(rest)), depth + 1) for b in alternatives)
+        if all(proofs) if every else any(proofs):
+            return True
+    return False
+
+
+def _bounds(atom: Node, upper: bool):
+    """(values, every) such that ``atom`` is at most (``upper``) or at least each of
+    ``values`` (every: the bound is their max / min, so a claim must hold for each of them;
+    else for one), or None if nothing bounds it that way."""
+    op, args = atom.op, atom.args
+    if op is CLAMP:  # min(max(x, lo), hi)
+        return ([args[2]], False) if upper else ([args[1], args[2]], True)
+    if op is _MIN:
+        return (list(args), False) if upper else (list(args), True)
+    if op is _MAX:
+        return (list(args), True) if upper else (list(args), False)
+    step = static_value(args[2]) if op is LOOP else None
+    if step is not None and step > 0:  # begin <= counter < end
+        return ([_form([(args[1], 1), (-1, 1)])], False) if upper else ([args[0]], False)
+    if op is _FLOORDIV and (static_value(args[1]) or 0) > 0:
+        if upper:
+            return [args[0], 0], True  # x // s <= max(x, 0)
+        return ([0], False) if nonnegative(args[0]) else None
+    if op is INPUT_DIM and not upper:
+        return [0], False
+    return None
+
+
+# -- where an access reaches memory, and whether two elements can meet there --------------------
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where an access reaches memory: ``index`` (the ids of its index nodes, or "id" for
+    the element's own place) and whether it ``separates`` the elements of the grid: no two
+    of them reach one place through it."""
+
+    index: object
+    separates: bool
+
+
+OWN = Place("id", True)
+
+
+def apart(write, other) -> bool:
+    """True if no element reaches through the access ``other`` a place that another element
+    writes through ``write``: both are the same separating place."""
+    return write == other and isinstance(write, Place) and write.separates
+
+
+def place(index: list, memory: Node, grid, uniform) -> Place:
+    """The place an access of ``memory`` at ``index`` reaches, from a kernel over ``grid``
+    (``uniform(node)``: the node has one value for all elements)."""
+    if all(i.op is DIM_ID and i.attrs["axis"] == k and shapes_equal(i.shape, grid)
+           for k, i in enumerate(index)) and shapes_equal(memory.shape, grid):
+        return OWN
+    held = _held_axes(index, memory, grid, uniform)
+    separates = all(axis in held or static_value(dim) == 1 for axis, dim in enumerate(grid))
+    return Place(tuple(id(i) for i in index), separates)
+
+
+def value_place(memory: Node, grid) -> Place:
+    """Where a memory used as a value is read: each element's own place, or (a memory
+    broadcast to the grid) places other elements read too."""
+    return OWN if shapes_equal(memory.shape, grid) else Place(("broadcast", id(memory)), False)
+
+
+def _held_axes(index: list, memory: Node, grid, uniform) -> set:
+    """The grid axes that ``index`` keeps apart inside the memory (so that clamping merges
+    no two elements): an axis as an index plus a uniform shift (``T[i + 1]``, slices), axes
+    merged row-major into one index (``T[i * M + j]``, local buffers), and an axis split in
+    two by a division and its remainder (a view of a reshape)."""
+    held = set()
+    for i, dim in zip(index, memory.shape):
+        axis, offset = _shifted_axis(i, grid, uniform)
+        if axis is not None and shift_in_range(offset, grid[axis], dim):
+            held.add(axis)
+        merged = _row_major(i, grid)
+        if merged is not None and product_within(merged[1], factors(dim)):
+            held.update(merged[0])
+    for k, rest in enumerate(index):
+        axis = _own_axis(rest.args[0], grid) if rest.op is MOD else None
+        if axis is None:
+            continue
+        for m, quotient in enumerate(index):
+            if quotient.op in (DIV, _FLOORDIV) and quotient.args[0] is rest.args[0] \
+                    and dims_equal(quotient.args[1], rest.args[1]) and at_most(rest.args[1], memory.shape[k]) \
+                    and product_within(factors(grid[axis]), [rest.args[1], memory.shape[m]]):
+                held.add(axis)
+    return held
+
+
+def _row_major(index: Node, grid):
+    """(axes, sizes) if ``index`` is ``((a * S_b + b) * S_c + c)...`` of distinct grid
+    indices, each below the size it is multiplied past: it takes each value once, below the
+    product of the sizes."""
+    axis = _own_axis(index, grid)
+    if axis is not None:
+        return [axis], [grid[axis]]
+    if index.op is not ADD:
+        return None
+    for scaled, last in (index.args, index.args[::-1]):
+        axis = _own_axis(last, grid)
+        if axis is None or scaled.op is not _MUL:
+            continue
+        for outer, size in (scaled.args, scaled.args[::-1]):
+            inner = _row_major(outer, grid)
+            if inner is not None and axis not in inner[0] and at_most(grid[axis], size):
+                return inner[0] + [axis], inner[1] + [size]
+    return None
+
+
+def _shifted_axis(index: Node, grid, uniform) -> tuple:
+    """(axis, uniform offset or None) if ``index`` is a grid index plus a uniform value."""
+    if _own_axis(index, grid) is not None:
+        return _own_axis(index, grid), None
+    if index.op is ADD:
+        for grid_index, offset in (index.args, index.args[::-1]):
+            if _own_axis(grid_index, grid) is not None and uniform(offset):
+                return _own_axis(grid_index, grid), offset
+    return None, None
+
+
+def _own_axis(index: Node, grid):
+    """The axis of ``index`` if it is an index of the grid, else None."""
+    return index.attrs["axis"] if index.op is DIM_ID and shapes_equal(index.shape, grid) else None

@@ -1,11 +1,20 @@
 """Fusion: cluster nodes into kernels, bottom-up, as the seed describes.
 
-Walking each scope in order, nodes of the same shape join one cluster until a data
-dependency forbids it: a read of memory that the cluster writes at another index (or
-atomically), a write of memory the cluster reads or writes at another index, or a value
-that must be complete before it is used. A loop or if whose body is one cluster (plus
-host scalar arithmetic) joins the cluster of its body's shape and runs inside the kernel;
-otherwise it stays on the host and its body's clusters become kernels it dispatches.
+The program means what numpy would do: every operation acts on all elements before the
+next one starts. A kernel runs its elements in any order, each element its nodes in order,
+so nodes may share a kernel only where no element can reach a place in memory that another
+element of the kernel writes. Walking each scope in order, nodes of the same shape join one
+cluster until that rule forbids it: a read of memory that the cluster writes, or a write of
+memory the cluster reads or writes, except where both go through the same index and that
+index separates the elements (``analysis.place``: the element's own place, or an index that
+keeps every grid axis apart inside the memory, like ``T[i, k]`` in a loop of the elements
+of ``i``, or ``T[1:-1] += 1``); or a value that must be complete before it is used. A memory
+used as a value (``c[i, j] = b``) is read at the element's own place. Stores through one
+index may meet at a place (one statement's duplicates, or a loop's trips): one of the
+values is left. A loop or if whose body is one cluster (plus host scalar arithmetic), and
+where no element's condition, bounds or later trip reads what another element's body
+writes, joins the cluster of its body's shape and runs inside the kernel; otherwise it
+stays on the host and its body's clusters become kernels it dispatches.
 
 Scalar (shape ``[]``) values that depend only on dims, constants and host loop counters
 are *host* values: computed by the host program and passed to kernels as uniforms.
@@ -25,7 +34,6 @@ from ..ir.ops import (
     BREAK,
     CONST,
     CONTINUE,
-    DIM_ID,
     IF,
     INPUT,
     INPUT_DIM,
@@ -39,7 +47,7 @@ from ..ir.ops import (
     STORE,
 )
 from ..ir.shapes import shapes_equal
-from .analysis import is_memory, is_write, mutable_nodes
+from .analysis import OWN, apart, is_memory, is_write, mutable_nodes, place, value_place
 from .masking import guard_block, mask_loop, per_element_conditions, uniform_bounds
 
 
@@ -192,7 +200,7 @@ class _Fusion:
         (or a store or load at other indices) must not share a kernel with the zeroing of
         its target: an element would zero a place another element already added to."""
         reads, writes, _, _ = self._accesses(item.node, item.shape)
-        return reads.get(variable, set()) | writes.get(variable, set()) <= {"id"}
+        return reads.get(variable, set()) | writes.get(variable, set()) <= {OWN}
 
     def _fused_shape(self, node: Node, body: list):
         """The kernel shape a loop/if can run inside, or None if it must stay on the host.
@@ -217,12 +225,25 @@ class _Fusion:
             if shape and not shapes_equal(shape, grid):
                 return None
         clusters = self.cluster([i for i in body if i.kind != "control"])
-        if len(clusters) > 1:
+        if len(clusters) > 1 or not self._apart_per_element(node, grid):
             return None
         for item in body:
             if item.kind == "control":
                 self.plans.pop(item.node, None)
         return grid
+
+    def _apart_per_element(self, node: Node, grid) -> bool:
+        """True if a loop or if can run each element's copy of it in one kernel: no element
+        reads, in its condition or bounds or (a loop) in any trip, a place that another
+        element's body writes. (Stores of one index in several trips may meet at a place,
+        as several elements' stores of one statement may: one of their values is left.)"""
+        reads, writes, _, _ = self._accesses(node, grid)
+        if node.op is IF:
+            reads, _, _, _ = self._accesses(node, grid, body=False)
+        for memory, written in writes.items():
+            if any(not apart(w, k) for w in written for k in reads.get(memory, set())):
+                return False
+        return True
 
     def _runs_per_element(self, control: Node, outer: Node) -> bool:
         """A host loop/if inside ``outer`` that only does scalar work on variables of
@@ -276,8 +297,9 @@ class _Fusion:
     def _is_declaration(self, node: Node) -> bool:
         return node.op is CONST and node in self.mutable and node.rank > 0
 
-    def _accesses(self, node: Node, grid):
-        """(reads, writes, defined, has_effects) of a node and everything in its body."""
+    def _accesses(self, node: Node, grid, body: bool = True):
+        """(reads, writes, defined, has_effects) of a node and (if ``body``) everything in
+        its body; reads and writes map each memory to the places (``analysis.Place``) reached."""
         reads, writes, defined, effects = {}, {}, set(), False
         stack = [node]
         while stack:
@@ -285,46 +307,49 @@ class _Fusion:
             defined.add(n)
             op = n.op
             if op is LOAD:
-                reads.setdefault(n.args[0], set()).add(_index_key(n.args[1:], n.args[0], grid))
+                reads.setdefault(n.args[0], set()).add(place(n.args[1:], n.args[0], grid, self.host.__contains__))
             elif op is STORE:
-                writes.setdefault(n.args[0], set()).add(_index_key(n.args[2:], n.args[0], grid))
+                writes.setdefault(n.args[0], set()).add(place(n.args[2:], n.args[0], grid, self.host.__contains__))
             elif op.atomic:
                 writes.setdefault(n.args[0], set()).add("atomic:" + n.op.combine)
             elif op is SET:
-                writes.setdefault(n.args[0], set()).add("id")
+                writes.setdefault(n.args[0], set()).add(OWN)
             if not n.op.pure:
                 effects = True
             if n in self.mutable:
-                writes.setdefault(n, set()).add("id")
+                writes.setdefault(n, set()).add(OWN)
                 effects = True
-            if n.op.kind == "elementwise" or op in (SET, LOOP, IF):
-                for a in n.args[1:] if op is SET else n.args:
-                    if is_memory(a, self.mutable) and a not in self.host:
-                        reads.setdefault(a, set()).add("id")
-            if n.body is not None:
+            # Every other operand that is memory is read as a value: at the element's own place.
+            for a in n.args[1:] if op is SET or _indexed(n) else n.args:
+                if is_memory(a, self.mutable) and a not in self.host:
+                    reads.setdefault(a, set()).add(value_place(a, grid))
+            if n.body is not None and (body or n is not node):
                 stack.extend(n.body.nodes)
         return reads, writes, defined, effects
 
     def _joins(self, cluster: _Cluster, node: Node, shape) -> bool:
-        reads, writes, _, effects = self._accesses(node, cluster.shape)
+        grid = cluster.shape or shape
+        reads, writes, _, effects = self._accesses(node, grid)
         if not shapes_equal(shape, cluster.shape):
             scalar_ok = (shape == () and not effects) or (cluster.shape == () and not cluster.has_effects)
             if not scalar_ok:
                 return False
         for memory, keys in reads.items():
             held = cluster.writes.get(memory, set())
-            if any(k != key for key in keys for k in held):
+            if any(not apart(k, key) for key in keys for k in held):
                 return False
-            if memory in cluster.defined and memory not in self.mutable and keys != {"id"}:
+            if memory in cluster.defined and memory not in self.mutable and keys != {OWN}:
                 return False
         for memory, keys in writes.items():
-            touched = cluster.writes.get(memory, set()) | cluster.reads.get(memory, set())
-            if not touched:
-                continue
-            atomic = {k for k in keys if isinstance(k, str) and k.startswith("atomic:")}
-            if atomic and touched == atomic and len(atomic) == 1:
-                continue
-            if any(k != key for key in keys for k in touched):
+            if any(not apart(key, k) for key in keys for k in cluster.reads.get(memory, set())):
+                return False
+            held = cluster.writes.get(memory, set())
+            atomic = {k for k in keys if _is_atomic(k)}
+            if atomic and held == atomic and len(atomic) == 1:
+                continue  # atomic updates of one kind commute
+            # Writes through one index leave, at a place several elements reach, one of the
+            # values stored there last, as numpy's buffered assignment does.
+            if any(k != key for key in keys for k in held):
                 return False
         return True
 
@@ -484,12 +509,13 @@ def _dim_cones(program: Program) -> set[Node]:
     return needed
 
 
-def _index_key(index: list, memory: Node, grid) -> object:
-    """'id' for an access at the thread's own element, else the index nodes themselves."""
-    if all(i.op is DIM_ID and i.attrs["axis"] == k and shapes_equal(i.shape, grid)
-           for k, i in enumerate(index)) and shapes_equal(memory.shape, grid):
-        return "id"
-    return tuple(id(i) for i in index)
+def _is_atomic(key) -> bool:
+    return isinstance(key, str) and key.startswith("atomic:")
+
+
+def _indexed(node: Node) -> bool:
+    """Loads, stores and scatters: their first operand is the memory they index."""
+    return node.op is LOAD or node.op is STORE or node.op.atomic
 
 
 def _guarded_kernel(cluster: _Cluster, conditions: list, nodes: list | None = None) -> Node:
@@ -518,7 +544,20 @@ def _kernel(cluster: _Cluster) -> Node:
     return kernel
 
 
+def _copy_own_operands(program: Program) -> None:
+    """A store or scatter that takes its own target as a value or an index (``b[p] = b``)
+    reads it whole before it writes, as numpy does: that read becomes a copy, a node of its
+    own, so that fusion orders the two."""
+    for node in list(program.walk()):
+        if is_write(node) and node.op is not SET and node.args[0] in node.args[1:]:
+            memory = node.args[0]
+            copy = Node(OPS["copy"], memory.dtype, memory.shape, [memory], location=node.location)
+            node.scope.insert_before(node, [copy])
+            node.args[1:] = [copy if a is memory else a for a in node.args[1:]]
+
+
 def run(program: Program) -> Program:
+    _copy_own_operands(program)
     fusion = _Fusion(program)
     fusion.build(program.root)
     return program

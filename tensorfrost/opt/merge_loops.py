@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .. import optimizations
 from ..ir.node import Node, Program, Scope, walk
-from ..ir.ops import CONST, DIM_ID, LOOP
+from ..ir.ops import ASSERT, CONST, DIM_ID, LOOP
 from ..ir.shapes import dims_equal, shapes_equal
 from .analysis import is_write
 from .rewrite import replace_uses
@@ -44,8 +44,9 @@ def _same_range(a: Node, b: Node) -> bool:
 
 
 def _movable(node: Node, first: Node, first_writes: set) -> bool:
-    """A node between two loops that can move above the first one."""
-    if node.body is not None or is_write(node) or node.op not in (CONST, DIM_ID) and \
+    """A node between two loops that can move above the first one (a check of sizes, such as
+    a reduction's of a non-empty axis, too: it fails the same way earlier)."""
+    if node.body is not None or is_write(node) or node.op not in (CONST, DIM_ID, ASSERT) and \
             node.op.kind not in _MOVABLE:
         return False
     return first not in node.args and not any(a in first_writes for a in node.args)

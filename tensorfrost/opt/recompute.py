@@ -13,6 +13,7 @@ those too expensive or unsafe to recompute (the memory pass gives them buffers).
 
 from __future__ import annotations
 
+from .. import optimizations
 from ..ir.node import Node, Program, walk
 from ..ir.ops import CONST, DIM_ID, KERNEL, LOAD
 from ..ir.shapes import shapes_equal
@@ -70,6 +71,7 @@ class _Recompute:
                     self._clone(arg, clones, prefix)
         if not clones:
             return
+        optimizations.fired("recompute")
         for node in walk(kernel.body):
             skip = 1 if node.op is LOAD else 0  # a load reads the stored value, not a copy
             node.args = node.args[:skip] + [clones.get(a, a) for a in node.args[skip:]]
