@@ -317,8 +317,9 @@ def patched_build(transform, flags: str):
     """While active, every program tensorfrost builds goes through ``transform`` and gets
     ``flags``; yields a list that records whether the transform changed each source (a large
     program is a list of translation units: the transform edits each)."""
-    from tensorfrost.backend_cpu import program_cache, runtime
-    original, cached = runtime.build_library, (program_cache.load, program_cache.store)
+    from tensorfrost import optimizations
+    from tensorfrost.backend_cpu import runtime
+    original = runtime.build_library
     changed: list[bool] = []
 
     def build(source, name, extra_flags="", **options):
@@ -333,12 +334,11 @@ def patched_build(transform, flags: str):
     # No program cache meanwhile: a hit would skip the edit, and an edited program stored
     # under its traced key would stand in for the unedited one afterwards.
     runtime.build_library = build
-    program_cache.load, program_cache.store = (lambda *args: None), (lambda *args: None)
     try:
-        yield changed
+        with optimizations.disabled("program_cache"):
+            yield changed
     finally:
         runtime.build_library = original
-        program_cache.load, program_cache.store = cached
 
 
 def run_experiment(workload, variant: str, transform, flags: str, quick: bool, inputs, params, reference):

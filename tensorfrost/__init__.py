@@ -33,6 +33,7 @@ from .backend_codegen.mode import (
     get_cpp_header,
     get_cpp_implementation,
 )
+from .backend_cpu.compiler import clear_cache
 from .backend_gl.renderdoc import renderdoc_end_capture, renderdoc_start_capture
 from .imgui import begin as imgui_begin
 from .imgui import button as imgui_button
@@ -195,7 +196,7 @@ __all__ = [
     "assert_value", "from_dlpack", "clipping", "regularizers", "custom", "register_custom_operation", "vec",
     "allocated_memory", "unused_allocated_memory", "get_cpp_implementation",
     "kernel", "group_buffer", "local_buffer", "group_barrier", "scatterAddPrev", "print_value",
-    "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
+    "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang", "clear_cache",
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1",
     "TensorFrostError", "TraceError", "ShapeError", "DTypeError", "ArgumentError", "CompileError",

@@ -96,8 +96,14 @@ def initialize(device=cpu, flags: str = "", kernel_lang=None) -> None:
         tf.initialize(tf.cpu)
         tf.initialize(tf.codegen, kernel_lang=tf.glsl_lang)
 
-    ``flags`` adds options for the C++ compiler of the cpu backend.
+    ``flags`` adds options for the C++ compiler of the cpu backend. A kernel language given
+    second (``tf.initialize(tf.codegen, tf.glsl_lang)``) is the ``kernel_lang``.
     """
+    if isinstance(flags, KernelLang) and kernel_lang is None:
+        flags, kernel_lang = "", flags
+    flags = "" if flags is None else flags
+    if not isinstance(flags, str):
+        raise TensorFrostError(f"tf.initialize: flags must be a string of C++ compiler options, got {flags!r}")
     if isinstance(device, str):
         device = _DEVICES.get(device, device)
     if not isinstance(device, Device):
@@ -111,7 +117,7 @@ def initialize(device=cpu, flags: str = "", kernel_lang=None) -> None:
         context.ensure_context()
     settings.device = device
     settings.kernel_lang = kernel_lang or (glsl_lang if device is opengl else cpp_lang)
-    settings.compiler_flags = str(flags or "")
+    settings.compiler_flags = flags
 
 
 def current_backend() -> Device:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import sys
+import threading
 import time
 from time import perf_counter
 
@@ -10,14 +13,21 @@ import numpy as np
 
 from . import backend as devices
 from . import optimizations
+from .backend_codegen import mode as codegen_mode
 from .backend_cpu import program_cache
-from .ir.errors import ArgumentError, TensorFrostError
+from .ir.errors import ArgumentError, InternalError, TensorFrostError, TraceError
 from .ir.interpreter import run as interpret
-from .ir.node import clone_program
+from .ir.node import Program, clone_program
 from .ir.printer import format_program
 from .opt.pipeline import compile_program
-from .runtime import MEMORY_TYPES, SingleOutput, TensorMemory, as_array
+from .runtime import MEMORY_TYPES, SingleOutput, TensorMemory, as_array, dlpack_array, is_dlpack_producer
 from .tracing.trace import trace
+
+MAX_NESTING = 1000  # tf.loop / tf.if_cond blocks nested in one another that a program may have
+FRAMES_PER_LEVEL = 12  # Python frames the passes and emitters take per nested block (7 measured), with room
+FRAMES_BASE = 400  # and for the rest of a compile
+_limit_lock = threading.Lock()
+_raised = {"compiles": 0, "limit": 0}  # compiles running under a raised recursion limit; the limit before
 
 
 class TensorProgram:
@@ -41,6 +51,14 @@ class TensorProgram:
         self.backend = devices.backend_for(self.device)
         traced.max_buffers = getattr(self.backend, "max_buffers", None)
         options = devices.build_options()
+        with deep_enough(traced):  # (the passes and emitters recurse into nested blocks)
+            self._build(traced, options)
+        self._timed_by_backend = hasattr(self.executable, "last_execution_time")
+        self._plain = not (self.printed or self.returns_one_list or self.returns_tuple)  # one tensor out
+        self.compile_time = time.perf_counter() - start
+
+    def _build(self, traced, options) -> None:
+        """The executable: from the program cache, else compiled now."""
         cache_key = program_cache.key(traced, self.backend, options)  # of the IR as traced: the passes change it
         self.executable, fired = program_cache.load(cache_key, self.name, self.backend, options)
         self.traced, self._program = traced, None
@@ -51,15 +69,13 @@ class TensorProgram:
                 self.executable = self.backend.build(self._program, options)
             program_cache.store(cache_key, self._program, self.executable, fired)
         self.optimizations_fired = dict(fired)  # what its compile changed (tf.optimizations)
-        self._timed_by_backend = hasattr(self.executable, "last_execution_time")
-        self._plain = not (self.printed or self.returns_one_list or self.returns_tuple)  # one tensor out
-        self.compile_time = time.perf_counter() - start
+        codegen_mode.record(self.executable, self.device)  # tf.get_all_generated_kernels(), as upstream's
 
     @property
     def program(self):
         """The compiled IR (compiled again from the traced IR when a cache hit skipped the passes)."""
         if self._program is None:
-            with optimizations.muted():  # counted when it was compiled first
+            with optimizations.muted(), deep_enough(self.traced):  # counted when it was compiled first
                 self._program, self._pass_times = compile_program(clone_program(self.traced))
         return self._program
 
@@ -138,6 +154,8 @@ class TensorProgram:
             if value.dtype is not dtype:
                 raise ArgumentError(f"{what}: expected {dtype!r}, got a {value.dtype!r} tensor")
         else:
+            if is_dlpack_producer(value):  # (as tf.tensor reads it; never through its __array__)
+                value = dlpack_array(value, what)
             value = self.backend.upload(as_array(value, dtype, what), dtype)
         if len(value.shape) != rank:
             raise ArgumentError(f"{what}: expected a tensor of rank {rank}, got rank {len(value.shape)} "
@@ -203,3 +221,52 @@ def compile(fn=None, *, name: str | None = None):  # noqa: A001
 def run_reference(program: TensorProgram, *arrays) -> list[np.ndarray]:
     """Run the traced IR of a compiled program in the numpy reference interpreter."""
     return interpret(program.traced, [np.asarray(a) for a in arrays])
+
+
+@contextlib.contextmanager
+def deep_enough(program: Program):
+    """Compile ``program`` with Python's recursion limit raised as far as its nesting needs
+    (the passes and emitters recurse into nested blocks: 300 nested loops need some 2,000
+    frames); a program nested deeper than MAX_NESTING is a TraceError at its deepest block."""
+    depth, location = _nesting(program)
+    if depth > MAX_NESTING:
+        raise TraceError(f"{program.name} has {depth} tf.loop / tf.if_cond blocks nested in one another, more than "
+                         f"the {MAX_NESTING} a program may have (the deepest is here)", location)
+    frame, frames = sys._getframe(), 0
+    while frame is not None:
+        frame, frames = frame.f_back, frames + 1
+    needed = frames + FRAMES_BASE + FRAMES_PER_LEVEL * depth
+    raised = needed > sys.getrecursionlimit()
+    if raised:
+        with _limit_lock:
+            if not _raised["compiles"]:
+                _raised["limit"] = sys.getrecursionlimit()
+            _raised["compiles"] += 1
+            sys.setrecursionlimit(max(needed, sys.getrecursionlimit()))
+    try:
+        yield
+    except (RecursionError, InternalError) as exc:  # (a pass's error is an InternalError caused by it)
+        if not isinstance(exc, RecursionError) and not isinstance(exc.__cause__, RecursionError):
+            raise
+        raise TraceError(f"{program.name} has {depth} tf.loop / tf.if_cond blocks nested in one another, more than "
+                         "this compile could handle (the deepest is here)", location) from exc
+    finally:
+        if raised:
+            with _limit_lock:
+                _raised["compiles"] -= 1
+                if not _raised["compiles"]:
+                    sys.setrecursionlimit(_raised["limit"])
+
+
+def _nesting(program: Program) -> tuple:
+    """The most blocks nested in one another in ``program``, and where the deepest begins."""
+    deepest, location = 0, None
+    stack = [(program.root, 0)]
+    while stack:
+        scope, depth = stack.pop()
+        for node in scope.nodes:
+            if node.body is not None:
+                stack.append((node.body, depth + 1))
+                if depth + 1 > deepest:
+                    deepest, location = depth + 1, node.location
+    return deepest, location

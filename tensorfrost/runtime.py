@@ -161,6 +161,9 @@ def _numpy_array(value, what: str) -> np.ndarray:
     except (ValueError, TypeError, OverflowError) as exc:  # ragged lists, objects numpy cannot read
         raise ArgumentError(f"{what}: expected a numeric array (nested lists must be rectangular), got a "
                             f"{type(value).__name__} numpy cannot convert: {exc}") from None
+    except Exception as exc:  # raised by the object's own __array__, __len__ or __getitem__
+        raise ArgumentError(f"{what}: converting the {type(value).__name__} to an array raised "
+                            f"{type(exc).__name__}: {exc}") from exc
     if array.dtype == object or array.dtype.kind not in "fiub":
         raise ArgumentError(f"{what}: expected a numeric array, got a {type(value).__name__} (as a numpy array: "
                             f"dtype {array.dtype})")
@@ -178,14 +181,10 @@ def as_array(value, dtype: dt.DType | None = None, what: str = "value") -> np.nd
     wider floats and ints narrow to 32 bits (ints must fit, finite floats must stay finite),
     ints may become floats."""
     array = _numpy_array(value, what)
-    source = dt.numpy_to_dtype(array.dtype)
-    target = dtype or source
-    if source is not target:
-        allowed = (source.kind == target.kind or (target.is_float and source.kind in "iub")
-                   or (target.is_integer and source.kind in "iub"))
-        if not allowed:
-            raise ArgumentError(f"{what}: expected {target!r} values, got a {array.dtype} array "
-                                f"(convert it explicitly with .astype)")
+    target = dtype or dt.numpy_to_dtype(array.dtype)
+    problem = conversion_problem(array.dtype, target, what)
+    if problem is not None:
+        raise ArgumentError(problem)
     if array.dtype.kind in "iu" and array.dtype.itemsize > 4 and array.size:
         info = np.iinfo(target.numpy) if target.is_integer else None
         if info is not None and (array.min() < info.min or array.max() > info.max):
@@ -204,6 +203,15 @@ def as_array(value, dtype: dt.DType | None = None, what: str = "value") -> np.nd
                                 f"{target!r} range (largest magnitude {float(np.finfo(np.float32).max)!r}); "
                                 "inf and nan are allowed")
     return result
+
+
+def conversion_problem(array_dtype: np.dtype, target: dt.DType, what: str) -> str | None:
+    """Why ``as_array`` does not convert values of the numeric numpy dtype ``array_dtype``
+    to ``target`` (a float to an int would lose meaning), or None."""
+    source = dt.numpy_to_dtype(array_dtype)
+    if source.kind == target.kind or (source.kind in "iub" and target.kind != "b"):
+        return None  # (ints and bools become floats or other ints; their range is checked)
+    return f"{what}: expected {target!r} values, got a {array_dtype} array (convert it explicitly with .astype)"
 
 
 def _index(array: np.ndarray, flat: int):
@@ -234,11 +242,7 @@ def from_dlpack(value) -> TensorMemory:
     the tensor. Read-only memory (a read-only numpy array, ``np.memmap(mode="r")``) stays
     read-only: the tensor's own DLPack export is read-only too."""
     backend = backend_for(current_device())
-    try:
-        array = np.from_dlpack(value)
-    except (AttributeError, TypeError, RuntimeError, BufferError) as error:
-        raise ArgumentError(f"tf.from_dlpack: expected a DLPack producer in CPU memory, got a "
-                            f"{type(value).__name__} ({error})") from None
+    array = dlpack_array(value, "tf.from_dlpack")
     dtype = dt.numpy_to_dtype(array.dtype) if array.dtype.kind in "fiu" and array.dtype.itemsize == 4 else None
     share = getattr(backend, "share", None)
     if share is not None and dtype is not None and array.size and array.flags.c_contiguous \
@@ -248,6 +252,22 @@ def from_dlpack(value) -> TensorMemory:
             _READ_ONLY.add(shared)
         return shared
     return tensor(array)
+
+
+def is_dlpack_producer(value) -> bool:
+    """Whether ``value`` is read through DLPack (a torch or jax tensor): it has ``__dlpack__``
+    and is neither a numpy array nor a tensorfrost tensor."""
+    return hasattr(value, "__dlpack__") and not isinstance(value, (np.ndarray, np.generic, TensorMemory))
+
+
+def dlpack_array(value, what: str) -> np.ndarray:
+    """A numpy array over the memory of the DLPack producer ``value``; an ArgumentError (named
+    ``what``) when it cannot export it (torch's tensors that require grad, a GPU tensor)."""
+    try:
+        return np.from_dlpack(value)
+    except (AttributeError, TypeError, ValueError, RuntimeError, BufferError) as error:
+        raise ArgumentError(f"{what}: expected a DLPack producer in CPU memory, got a {type(value).__name__} "
+                            f"({error})") from None
 
 
 def tensor(value, dtype=None) -> TensorMemory:
@@ -262,9 +282,10 @@ def tensor(value, dtype=None) -> TensorMemory:
     as ``tf.from_dlpack`` does; with a ``dtype`` that differs from its own it is converted.
     """
     backend = backend_for(current_device())
-    if (dtype is None and hasattr(value, "__dlpack__") and not isinstance(value, (np.ndarray, np.generic))
-            and not isinstance(value, TensorMemory)):
-        return from_dlpack(value)
+    if is_dlpack_producer(value):
+        if dtype is None:
+            return from_dlpack(value)
+        value = dlpack_array(value, "tf.tensor")  # (never through its __array__, which may raise anything)
     if isinstance(value, TensorMemory):
         return backend.upload(value.numpy, value.dtype)
     if (isinstance(value, (list, tuple)) and dtype is not None

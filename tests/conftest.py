@@ -17,6 +17,19 @@ os.environ.setdefault("TENSORFROST_VALIDATE", "1")
 BACKENDS = ["cpu", "opengl"]
 
 
+# A subprocess script's helper (after ``import os, signal, threading, time``): how long
+# ``call()`` took to stop after a SIGINT sent half a second into it.
+INTERRUPTED_AFTER = """def interrupted_after(call):
+    sent = []
+    timer = threading.Timer(0.5, lambda: (sent.append(time.monotonic()), os.kill(os.getpid(), signal.SIGINT)))
+    timer.start()
+    try:
+        call()
+    except KeyboardInterrupt:
+        return time.monotonic() - sent[0]
+    raise AssertionError("the call finished: it was not long enough")
+"""
+
 def gl_unavailable_reason():
     """None when an OpenGL 4.3 context can be created, else why not."""
     from tensorfrost.backend_gl.context import unavailable_reason

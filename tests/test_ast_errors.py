@@ -137,12 +137,15 @@ def test_a_variable_defined_in_only_one_branch():
     check(fails_to_compile(program), program, "if a > 0.0:  # mark", "'y' is assigned in only one branch")
 
 
-def test_a_loop_variable_without_a_value_before_the_loop():
+def test_a_loop_variable_read_before_its_first_assignment():
     def program(a: tf.Arg([-1], tf.float32)):
-        for k in range(3):  # mark
-            last = a * k
-        return last
-    check(fails_to_compile(program), program, "for k in range(3):  # mark", "'last'", "no value before it")
+        total = a
+        for k in range(3):
+            total = total + prev  # mark  # noqa: F821 (Python: UnboundLocalError in the first trip)
+            prev = a * k  # noqa: F841
+        return total
+    check(fails_to_compile(program), program, "total = total + prev  # mark",
+          "variable 'prev' is used before it is assigned")
 
 
 def test_break_under_a_tensor_condition_in_a_python_loop():
@@ -155,13 +158,13 @@ def test_break_under_a_tensor_condition_in_a_python_loop():
     check(fails_to_compile(program), program, "break  # mark", "cannot leave a Python loop")
 
 
-def test_an_int_variable_assigned_a_float():
+def test_an_int_tensor_variable_assigned_a_float():
     def program(a: tf.Arg([-1], tf.float32)):
-        s = 0
+        s = tf.int(a)  # an int32 tensor (a Python int would become float32)
         for _ in range(3):
             s = s + a  # mark
         return s
-    check(fails_to_compile(program), program, "s = s + a  # mark", "'s' is a tf.int32 variable", "0.0")
+    check(fails_to_compile(program), program, "s = s + a  # mark", "'s' is a tf.int32 variable", "tf.float(...)")
 
 
 def test_while_else_with_a_tensor_condition():

@@ -100,7 +100,9 @@ def conv2d():
     b = tf.input([W.shape[0]], tf.float32)
     bi, wi, hi, cout, cin, it = tf.indices([X.shape[0], X.shape[1] - W.shape[2] + 1, X.shape[2] - W.shape[3] + 1,
                                             W.shape[0], W.shape[1], W.shape[2] * W.shape[3]])
-    i, j = it % W.shape[2], it / W.shape[2]
+    # The seed writes `it / W.shape[2]` (C's integer division in tf.compile); as a helper of
+    # a kernel program `/` is Python's true division, so both twins use `//`.
+    i, j = it % W.shape[2], it // W.shape[2]
     conv = tf.sum(tf.sum(X[bi, wi + i, hi + j, cin] * W[cout, cin, i, j]))
     return conv + b
 

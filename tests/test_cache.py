@@ -2,7 +2,7 @@
 entry is rebuilt rather than loaded, and processes compiling at once never clash. It is
 trusted only as far as it deserves: a library planted in it is never loaded, a source file
 found in it is never compiled, a directory others can write is not used, and a warm cache
-needs no compiler. The compiler driver turns every bad setup into a clear CompileError."""
+needs no compiler. The compiler driver turns every bad setup into a clear CompilerSetupError."""
 
 import hashlib
 import os
@@ -236,16 +236,16 @@ def _source(tag: str) -> str:
 
 def test_cxx_that_does_not_exist_names_cxx(private_cache, monkeypatch):
     monkeypatch.setenv("CXX", "/nonexistent/g++")
-    with pytest.raises(tf.CompileError, match=r"CXX='/nonexistent/g\+\+' cannot be run: No such file"):
+    with pytest.raises(tf.CompilerSetupError, match=r"CXX='/nonexistent/g\+\+' cannot be run: No such file"):
         compiler.build_library(_source("missing"), "missing", language="c")
 
     def program():
         return tf.input([-1], tf.float32) * 4.0 + 0.375
-    with pytest.raises(tf.CompileError) as info:
+    with pytest.raises(tf.CompilerSetupError) as info:
         tf.compile(program)
     assert "CXX='/nonexistent/g++'" in str(info.value) and "bug in tensorfrost" not in str(info.value)
     monkeypatch.setenv("CXX", 'g++ "-O2')
-    with pytest.raises(tf.CompileError, match="CXX='g\\+\\+ \"-O2' is not a command"):
+    with pytest.raises(tf.CompilerSetupError, match="CXX='g\\+\\+ \"-O2' is not a command"):
         compiler.build_library(_source("quote"), "quote", language="c")
 
 
@@ -259,14 +259,14 @@ def test_cxx_with_arguments_is_split_into_words(private_cache, monkeypatch):
 def test_a_compiler_that_writes_nothing_is_an_error_and_nothing_is_cached(private_cache, monkeypatch):
     monkeypatch.setenv("CXX", shutil.which("true"))
     for _ in range(2):  # never cached: the second attempt fails the same way
-        with pytest.raises(tf.CompileError, match=r"CXX='.*true' exited successfully but wrote an empty file"):
+        with pytest.raises(tf.CompilerSetupError, match=r"CXX='.*true' exited successfully but wrote an empty file"):
             compiler.build_library(_source("nothing"), "nothing", language="c")
     assert [p.name for p in private_cache.iterdir() if p.name != ".key"] == []
 
 
 def test_a_bad_timeout_setting_is_named(private_cache, monkeypatch):
     monkeypatch.setenv(compiler.TIMEOUT_VARIABLE, "soon")
-    with pytest.raises(tf.CompileError, match="TENSORFROST_COMPILE_TIMEOUT must be a positive number.*'soon'"):
+    with pytest.raises(tf.CompilerSetupError, match="TENSORFROST_COMPILE_TIMEOUT must be a positive number.*'soon'"):
         compiler.build_library(_source("timeout"), "timeout", language="c")
 
 

@@ -179,3 +179,20 @@ def test_cpp_codegen_compiles_and_runs_against_a_cpu_runtime(tmp_path):
     tf.initialize(tf.cpu)
     want = [t.numpy.ravel() for t in (*tf.compile(WaveEq)(u, v), *tf.compile(QRDecomposition)(a))]
     np.testing.assert_allclose(values, np.concatenate(want), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("lang", ["glsl", "hlsl"])
+def test_the_kernel_language_may_come_second(lang):
+    """``tf.initialize(tf.codegen, tf.glsl_lang)`` (as the README once wrote it) gave C++ kernels."""
+    tf.initialize(tf.codegen, getattr(tf, f"{lang}_lang"))
+    try:
+        kernels = tf.compile(WaveEq).get_kernels()
+    finally:
+        tf.initialize(tf.cpu)
+    assert kernels and all(("#version" in k) == (lang == "glsl") and ("RWStructuredBuffer" in k) == (lang == "hlsl")
+                           for k in kernels), kernels[0][:300]
+
+
+def test_initialize_refuses_flags_that_are_not_a_string():
+    with pytest.raises(tf.TensorFrostError, match="flags must be a string of C\\+\\+ compiler options, got 3"):
+        tf.initialize(tf.cpu, 3)

@@ -21,7 +21,7 @@ import pytest
 from test_codegen import CPU_RUNTIME
 
 import tensorfrost as tf
-from tensorfrost.nn.module import temporary_files
+from tensorfrost.nn.checkpoint import temporary_files
 
 LIMIT = 2**31 - 1
 

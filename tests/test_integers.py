@@ -346,6 +346,20 @@ def test_size_computed_through_a_wrapping_product_is_an_error(backend, n):
         tf.compile(_square_over_n)(np.zeros(n, np.float32))
 
 
+@pytest.mark.parametrize("n", [46341, 65536, 65537])
+def test_the_interpreter_checks_computed_sizes_as_the_backends_do(n):
+    tf.initialize(tf.interpreter)
+    try:
+        with pytest.raises(RuntimeCheckError, match=rf"shape \[{n * n}\] has more elements than the {I32_MAX}"):
+            tf.compile(_square)(np.zeros(n, np.float32))
+        with pytest.raises(RuntimeCheckError, match=rf"computed through {n * n}, which does not fit in the 32-bit"):
+            tf.compile(_square_over_n)(np.zeros(n, np.float32))
+        five, same = tf.compile(_square_minus_square)(np.zeros(n, np.float32))
+        assert five.shape == (5,) and same.shape == (n,)
+    finally:
+        tf.initialize(tf.cpu)
+
+
 def test_computed_sizes_that_fit_are_exact(backend):
     np.testing.assert_array_equal(tf.compile(_square_over_n)(np.zeros(46340, np.float32)).shape, (46340,))
     for n in (65536, 65537):

@@ -38,8 +38,11 @@ def kernel_program(fn=None, *, name: str | None = None) -> TensorProgram:
     in the program; ``if`` with a tensor condition is an if scope; names assigned in them
     are carried through automatically. Loops over lists, tuples, ``enumerate``, ``zip`` and
     ``tf.static_range`` unroll while tracing. Plain Python helpers called from the function
-    are rewritten too. ``prog.transformed_source`` shows the rewritten code. Errors point at
-    the user's line (``KernelProgramError``, or the tensorfrost error raised there).
+    are rewritten too. The code means what its Python means (semantics.py): ``/`` of integer
+    tensors is float32, ``%`` takes the sign of the divisor, ``min``/``max``/``round``/...
+    work on tensors, ``print`` and ``assert`` of tensors act when the program runs.
+    ``prog.transformed_source`` shows the rewritten code. Errors point at the user's line
+    (``KernelProgramError``, or the tensorfrost error raised there).
     """
     if fn is None:
         return functools.partial(kernel_program, name=name)

@@ -11,6 +11,7 @@ regions that pick the IR or Python when their condition is known (see runtime.py
 
 from __future__ import annotations
 
+import ast
 import builtins
 import itertools
 
@@ -18,6 +19,7 @@ import gast
 
 from ..tracing import api as tracing
 from ..tracing.kernel import kernel as explicit_kernel
+from . import semantics
 from .analysis import Analysis, must_assign, reads, targets, walrus, writes
 from .errors import error_at
 
@@ -28,6 +30,8 @@ _OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.
               gast.BitXor: "^", gast.MatMult: "@"}
 _COMPARISONS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==", gast.NotEq: "!=",
                 gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in"}
+# Operators whose meaning on tensors the runtime gives as Python's (semantics.py).
+_PYTHON_MEANING = {gast.Div: "truediv", gast.Mod: "mod"}
 _UNSUPPORTED = {name: text for name, text in (
     ("Try", "try"), ("TryStar", "try"), ("AsyncWith", "async with"), ("AsyncFor", "async for"),
     ("AsyncFunctionDef", "async def"), ("Global", "global"), ("Nonlocal", "nonlocal"), ("Delete", "del"),
@@ -56,6 +60,11 @@ def tuple_of(elts, store: bool = False) -> gast.Tuple:
 
 def strings(names) -> gast.Tuple:
     return tuple_of(const(n) for n in names)
+
+
+def source(node) -> str:
+    """The Python text of an expression."""
+    return ast.unparse(gast.gast_to_ast(node))
 
 
 def thunk(body) -> gast.Lambda:
@@ -107,12 +116,40 @@ class _Expressions(gast.NodeTransformer):
         self.generic_visit(node)
         return call(RUNTIME, "select", [node.test, thunk(node.body), thunk(node.orelse)])
 
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        method = _PYTHON_MEANING.get(type(node.op))
+        return node if method is None else call(RUNTIME, method, [node.left, node.right])
+
     def visit_Call(self, node):
+        if self.rw.calls_builtin(node.func, builtins.print):
+            return self._print(node)
         self.generic_visit(node)
         if not self.rw.wraps_call(node.func):
             return node
         return gast.Call(func=gast.Attribute(value=name(RUNTIME), attr="call", ctx=gast.Load()),
                          args=[node.func, *node.args], keywords=node.keywords)
+
+    def _print(self, node):
+        """``print(...)``: the runtime's, given the source of each argument (the label of a
+        tensor printed when the program runs); f-strings keep their tensors apart."""
+        starred = any(isinstance(a, gast.Starred) for a in node.args)
+        labels = const(None) if starred else strings(source(a) for a in node.args)
+        args = [self._text(a) if isinstance(a, gast.JoinedStr) else self.visit(a) for a in node.args]
+        keywords = [gast.keyword(arg=k.arg, value=self.visit(k.value)) for k in node.keywords]
+        return gast.Call(func=gast.Attribute(value=name(RUNTIME), attr="print_", ctx=gast.Load()),
+                         args=[labels, *args], keywords=keywords)
+
+    def _text(self, node):
+        parts = []
+        for part in node.values:
+            if isinstance(part, gast.FormattedValue):
+                spec = self.visit(part.format_spec) if part.format_spec is not None else const(None)
+                parts.append(call(RUNTIME, "formatted", [self.visit(part.value), const(part.conversion), spec,
+                                                         const(source(part.value))]))
+            else:
+                parts.append(part)
+        return call(RUNTIME, "join_text", parts)
 
     def visit_NamedExpr(self, node):
         self.generic_visit(node)
@@ -156,7 +193,7 @@ class Rewriter:
             gast.Assign: self._assign, gast.AugAssign: self._augassign, gast.AnnAssign: self._annassign,
             gast.For: self._for, gast.While: self._while, gast.If: self._if, gast.With: self._with,
             gast.Break: self._jump, gast.Continue: self._jump, gast.Return: self._return,
-            gast.Expr: self._plain, gast.Assert: self._plain, gast.Raise: self._plain, gast.Pass: self._plain,
+            gast.Expr: self._plain, gast.Assert: self._assert, gast.Raise: self._plain, gast.Pass: self._plain,
             gast.Import: self._plain, gast.ImportFrom: self._plain,
             gast.FunctionDef: self._verbatim, gast.ClassDef: self._verbatim,
         }
@@ -204,6 +241,13 @@ class Rewriter:
 
     def _verbatim(self, s):
         return [s]
+
+    def _assert(self, s):
+        """``assert test, msg``: the runtime's (checked when the program runs for a tensor
+        test), under ``if __debug__`` so that ``python -O`` drops it as it drops asserts."""
+        message = thunk(self.expr(s.msg)) if s.msg is not None else const(None)
+        check = call(RUNTIME, "assert_", [self.expr(s.test), message, const(source(s.test))])
+        return [gast.If(test=name("__debug__"), body=[gast.Expr(value=check)], orelse=[])]
 
     def _assign(self, s):
         value = self.expr(s.value)
@@ -261,15 +305,21 @@ class Rewriter:
         op = _OPERATORS[type(s.op)]
         value = self.expr(s.value)
         target = s.target
+        python_meaning = type(s.op) in _PYTHON_MEANING  # of / and % on tensors: through the runtime
         if isinstance(target, gast.Name):
-            if target.id not in self._active():
-                s.value = value
-                return [s]
             updated = call(RUNTIME, "aug", [name(target.id), const(op), value])
-            return [assign(name(target.id, True), call(FRAME, "assign", [const(target.id), updated]))]
+            if target.id in self._active():
+                return [assign(name(target.id, True), call(FRAME, "assign", [const(target.id), updated]))]
+            if python_meaning:
+                return [assign(name(target.id, True), updated)]
+            s.value = value
+            return [s]
         if isinstance(target, gast.Subscript):
             index = self._index(self.expr(target.slice))
             update = call(RUNTIME, "aug_item", [self.expr(target.value), index, const(op), thunk(value)])
+            return [gast.Expr(value=update)]
+        if isinstance(target, gast.Attribute) and python_meaning:
+            update = call(RUNTIME, "aug_attr", [self.expr(target.value), const(target.attr), const(op), thunk(value)])
             return [gast.Expr(value=update)]
         s.target, s.value = self.expr(target), value
         return [s]
@@ -441,11 +491,19 @@ class Rewriter:
             return False
 
     def wraps_call(self, func) -> bool:
-        """Whether a call must go through the runtime (it may call a user function)."""
+        """Whether a call must go through the runtime (it may call a user function, or a
+        builtin that the runtime gives Python's meaning on tensors)."""
         if reads(func) & {FRAME, RUNTIME}:
             return False
         try:
             value = self._static(func)
         except LookupError:
             return isinstance(func, gast.Name)
-        return self.is_user_function(value)
+        return self.is_user_function(value) or semantics.builtin_for(value) is not None
+
+    def calls_builtin(self, func, builtin) -> bool:
+        """Whether ``func`` is the name of ``builtin`` (not shadowed in the function)."""
+        try:
+            return isinstance(func, gast.Name) and self._static(func) is builtin
+        except LookupError:
+            return False

@@ -33,11 +33,11 @@ from ..ir.builder import current
 from ..ir.errors import user_location
 from ..ir.node import operands
 from ..ir.ops import CONST
-from ..tracing import algorithms
 from ..tracing import api as tracing
 from ..tracing.mathfn import select as tf_select
-from ..tracing.tensor import Tensor, apply, is_scalar
+from ..tracing.tensor import INTEGER_QUOTIENT, Tensor, apply, is_scalar
 from .errors import KernelProgramError
+from .semantics import BlockFlag, assert_, augmented, builtin_for, formatted, join_text, mod, print_, truediv  # noqa: F401 (called by rewritten code)
 
 # The trips a `while` loop in the IR may make (the end of the counted loop that runs it):
 # one whose condition still holds after them raises an error naming its line when the
@@ -88,6 +88,7 @@ class Undefined:
     UnboundLocalError when reading it)."""
 
     __slots__ = ("name",)
+    is_unassigned = True  # how the tracer recognises one among a tensor op's operands
 
     def __init__(self, name: str):
         self.name = name
@@ -95,7 +96,7 @@ class Undefined:
     def __repr__(self) -> str:
         return f"<unassigned variable {self.name}>"
 
-    def _fail(self, *args, **kwargs):
+    def fail(self, *args, **kwargs):
         raise KernelProgramError(f"variable '{self.name}' is used before it is assigned (on some path "
                                  "that reaches here it has no value)", user_location())
 
@@ -104,7 +105,7 @@ for _name in ("bool", "add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "r
               "rfloordiv", "mod", "rmod", "pow", "rpow", "neg", "pos", "abs", "invert", "and", "rand", "or",
               "ror", "xor", "rxor", "lt", "le", "gt", "ge", "getitem", "setitem", "iter", "len", "call",
               "index", "int", "float", "getattr", "matmul", "rmatmul"):
-    setattr(Undefined, f"__{_name}__", Undefined._fail)
+    setattr(Undefined, f"__{_name}__", Undefined.fail)
 
 
 class Frame:
@@ -210,7 +211,7 @@ class Frame:
         shared = _refs(values[i]) - _count(values, values[i]) - _ONE > 0
         value = values[i]
         if isinstance(value, Undefined):
-            if name not in region.both:
+            if not region.may_start_unbound(name):
                 raise KernelProgramError(region.undefined_message(name), user_location())
             node = tracing.const(0.0).node
             node.name, handle, pending = name, None, True
@@ -255,12 +256,15 @@ class Frame:
             var.node.dtype, var.node.attrs["value"], var.pending = new_dtype, dt.cast_scalar(0, new_dtype), False
             if _python_int(value):
                 self.builder.variables.weak_int(var.node)
+        # A variable made from a Python int takes the dtype of a uint32 or float value
+        # assigned to it, from its creation (as Numba and Taichi type it).
+        self.builder.variables.assigned(var.node, new_dtype)
         have = var.node.dtype
         if (new_dtype.is_float and not have.is_float) or (new_dtype.is_integer and have.is_bool):
+            convert = f"tf.{new_dtype.name.rstrip('0123456789')}(...)"
             raise KernelProgramError(f"'{name}' is a {have!r} variable here (from its value before this loop "
-                                     f"or if), but is assigned a {new_dtype!r} value; give it a {new_dtype!r} "
-                                     f"value before (for example 0.0 instead of 0)", user_location())
-        self.builder.variables.assigned(var.node, new_dtype)
+                                     f"or if), but is assigned a {new_dtype!r} value; convert its value before "
+                                     f"the loop or if with {convert}", user_location())
         tracing.assign(Tensor(var.node), value)
 
 
@@ -279,7 +283,6 @@ class _Region:
     """A control statement: binds the carried names on entry, closes its scopes on exit."""
 
     kind = "region"
-    both = ()  # names that may start without a value (an if's, assigned in every branch)
 
     def __init__(self, frame: Frame, carry: tuple, keep: tuple, values: tuple):
         self.frame, self.carry, self.keep, self.values = frame, carry, keep, values
@@ -307,9 +310,11 @@ class _Region:
             self.frame.active.pop(name, None)
         return False
 
-    def undefined_message(self, name: str) -> str:
-        return (f"'{name}' is assigned in this {self.kind} and used after it (or in its next iteration), "
-                f"but has no value before it; assign it before the {self.kind}")
+    def may_start_unbound(self, name: str) -> bool:
+        """Whether ``name`` may enter without a value. A loop's may: it gets the zero of the
+        dtype of its first assignment, which is its value after the loop if the loop makes
+        no trip (where Python would raise UnboundLocalError)."""
+        return True
 
 
 class _Loop(_Region):
@@ -323,6 +328,11 @@ class _Loop(_Region):
         """Open the IR loop over ``range(*bounds)`` and give its counter, once."""
         if not 1 <= len(bounds) <= 3:
             raise TypeError(f"range expected 1 to 3 arguments, got {len(bounds)}")
+        for bound in bounds:
+            if isinstance(bound, float) or (isinstance(bound, Tensor) and bound.dtype.is_float):
+                got = f"a {bound.dtype!r} tensor" if isinstance(bound, Tensor) else repr(bound)
+                raise KernelProgramError(f"range(...) needs integer bounds, got {got}; {INTEGER_QUOTIENT}",
+                                         user_location())
         counter = self._open(tracing.loop(*bounds))
         yield counter
         self._close()
@@ -365,9 +375,10 @@ class _While(_Region):
             return bool(value)
         if self.calls > 1:
             self._close()
-            self._check_trips()
+            self.exhausted.check(f"this while loop's condition still held after {_FOREVER - 1} trips: the loop "
+                                 "does not end", self.location)
             return False
-        self.exhausted = self._trip_flag()
+        self.exhausted = BlockFlag()  # "an element reached the last trip"
         trip = self._open(tracing.loop(0, _FOREVER))
         holds = tracing.const(True)
         if self.test_fn is not None:
@@ -377,42 +388,8 @@ class _While(_Region):
         # 1 where the last trip starts with the condition holding (a value per element, so
         # the loop stays in its kernel; no break: the last trip ends the loop anyway).
         reached = tf_select(trip == _FOREVER - 1, apply("int", holds), 0)
-        tracing.assign(self.exhausted, apply("max", self.exhausted, reached))
+        self.exhausted.raise_to(reached)
         return True
-
-    def _trip_flag(self) -> Tensor:
-        """A variable for "an element reached the last trip", defined before the outermost
-        block around the loop, where the host checks it after that block (``_check_trips``)."""
-        builder = current()
-        root = builder.program.root
-        self.anchor = builder.scope.owner
-        if self.anchor is None:
-            return _variable_copy(tracing.const(0))
-        while self.anchor.scope is not root:
-            self.anchor = self.anchor.scope.owner
-        staged = []
-        with builder.inside(root, staged):
-            flag = _variable_copy(tracing.const(0))
-        position = root.nodes.index(self.anchor)
-        root.nodes[position:position] = staged
-        return flag
-
-    def _check_trips(self) -> None:
-        """The error if an element reached the last trip with the condition holding: right
-        after the loop, or after the outermost block around it."""
-        builder = current()
-        root = builder.program.root
-        staged = []
-        with builder.inside(root, staged):
-            flag = self.exhausted
-            while flag.ndim > 1:
-                flag = algorithms.reduce_max(flag, axis=-1)
-            flag = tracing.uniform(algorithms.reduce_max(flag).node) if flag.ndim else flag.node
-            builder.check(lambda: builder.elementwise("eq", [flag, builder.const(0, dt.int32)]), [flag],
-                          f"this while loop's condition still held after {_FOREVER - 1} trips: the loop does "
-                          "not end", self.location)
-        position = len(root.nodes) if self.anchor is None else root.nodes.index(self.anchor) + 1
-        root.nodes[position:position] = staged
 
     def break_(self, *ifs) -> bool:
         """``break``: True if Python must break (a Python loop), after emitting it in the IR otherwise."""
@@ -460,6 +437,11 @@ class _If(_Region):
         self._close()
         self._open(tracing.if_cond(apply("not", self.condition)))
         return True
+
+    def may_start_unbound(self, name: str) -> bool:
+        """Only names that every branch assigns (an if without else, or with a branch
+        that does not assign, would leave some elements without a value)."""
+        return name in self.both
 
     def undefined_message(self, name: str) -> str:
         return (f"'{name}' is assigned in only one branch of this tensor if (or not on every path through "
@@ -540,24 +522,29 @@ def compare(left, ops: tuple, *thunks):
     return result
 
 
-_INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
-            "//": operator.ifloordiv, "%": operator.imod, "**": operator.ipow, "<<": operator.ilshift,
-            ">>": operator.irshift, "&": operator.iand, "|": operator.ior, "^": operator.ixor,
-            "@": operator.imatmul}
-
-
 def aug(value, op: str, operand):
-    """``value op= operand`` as Python computes it (in place for mutable Python objects)."""
-    return _INPLACE[op](value, operand)
+    """``value op= operand`` as Python computes it (in place for mutable Python objects;
+    ``/`` and ``%`` of tensors with Python's meaning, see semantics.py)."""
+    return augmented(op)(value, operand)
 
 
 def aug_item(obj, index, op: str, operand) -> None:
     """``obj[index] op= operand()`` in Python's order (the index once, the load, then the
     operand): a load, the op and a store, not an atomic (tf.scatterAdd is one)."""
-    obj[index] = _INPLACE[op](obj[index], operand())
+    obj[index] = augmented(op)(obj[index], operand())
+
+
+def aug_attr(obj, attr: str, op: str, operand) -> None:
+    """``obj.attr op= operand()`` in Python's order, for the operators that semantics.py
+    gives Python's meaning on tensors."""
+    setattr(obj, attr, augmented(op)(getattr(obj, attr), operand()))
 
 
 def call(fn, *args, **kwargs):
-    """Call ``fn``, rewritten first if it is a plain Python function of the user's."""
+    """Call ``fn``: a builtin with Python's meaning on tensors (semantics.py), a plain Python
+    function of the user's rewritten first, anything else as it is."""
+    builtin = builtin_for(fn)
+    if builtin is not None:
+        return builtin(*args, **kwargs)
     from .function import rewritten_callable
     return rewritten_callable(fn)(*args, **kwargs)

@@ -19,12 +19,12 @@ prelude followed by the TFContext API (``tensorfrost_api.hpp``).
 from __future__ import annotations
 
 import os
-import re
 
 from ..backend_cpu.emit_cpp import prelude
 from ..emit.binding import local_size
 from ..emit.clike import BodyEmitter, Lang, c_string, identifier
 from ..emit.host import HostEmitter
+from ..emit.names import unique_name
 from ..ir import dtypes as dt
 from ..ir.node import Node, Program
 from ..opt.analysis import set_variables
@@ -60,12 +60,10 @@ class MainFunction(HostEmitter, BodyEmitter):
         self.program = program
         self.kernel_offset = kernel_offset
         self.mutable = set_variables(program.walk())
-        used = set()
+        used = set()  # parameters keep the user's names, in ASCII, where they are free
         params = []
         for node, label in zip(program.inputs, program.input_names, strict=True):
-            plain = re.fullmatch(r"[A-Za-z_]\w*", label or "") and label not in used
-            name = label if plain else identifier(node, self.names)
-            used.add(name)
+            name = unique_name(label, used) if label else identifier(node, self.names)
             self.names[node] = name
             params.append(f"TFTensor {name}")
         self.depth = 1

@@ -13,6 +13,9 @@ and its kernels, in the chosen kernel language, to a process-wide list::
         ...  # kernel k is what the main functions dispatch as kernel k
 
 Main function ``dispatch`` calls number kernels by their position in that list.
+
+Programs compiled for the other devices add their kernels to that list too (as upstream's
+kernel manager does), in the device's language: C++ on tf.cpu, GLSL on tf.opengl.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from ..backend_cpu.emit_cpp import CppProgram
 from ..backend_gl.glsl import emit_kernel as emit_glsl
 from ..backend_gl.hlsl import emit_kernel as emit_hlsl
 from ..emit.binding import buffer_order
+from ..emit.names import ascii_name, is_reserved
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node
@@ -34,11 +38,67 @@ _UNIFORM_READ = {dt.float32: "tf_asfloat(tf_uniforms[{}])", dt.int32: "tf_asint(
 
 
 class _Generated:
-    """Everything codegen mode produced in this process."""
+    """Every main function codegen mode produced in this process, and every kernel any mode did."""
 
     main_functions: list[str] = []
     kernels: list[str] = []
     function_names: set[str] = set()
+
+
+# Where a shader's main function starts, and its buffer declarations (name, element type).
+_MAIN = {"glsl": re.compile(r"^void main\(", re.M), "hlsl": re.compile(r"^\[numthreads\(", re.M)}
+_BINDING_LINE = re.compile(r"^(?:layout\(|uniform |cbuffer |RWStructuredBuffer<|StructuredBuffer<)")
+_BUFFERS = {"glsl": re.compile(r"buffer tf_b\d+ \{ (\w+) (\w+)\[\]; \}"),
+            "hlsl": re.compile(r"StructuredBuffer<(\w+)> (\w+) : register"),
+            "cpp": re.compile(r"(?:const )?(float|int32_t|uint32_t)\* __restrict (\w+)")}
+
+
+class GeneratedKernel(str):
+    """One kernel's source; also indexable as upstream's entry of the list:
+    ``k[0]`` is ``(header, bindings, main)`` (C++ kernels: ``("", "", source)``) and ``k[1]``
+    the buffers in binding order as ``(name, element type)`` pairs. Slices are the text's."""
+
+    def __new__(cls, source: str, lang: str):
+        kernel = super().__new__(cls, source)
+        kernel.lang = lang
+        return kernel
+
+    def parts(self) -> tuple:
+        """(header, bindings, main): a shader's main function, the lines declaring its
+        buffers and uniforms, and the rest (version, prelude, helpers)."""
+        marker = _MAIN.get(self.lang)
+        found = marker.search(self) if marker else None
+        if found is None:
+            return "", "", str(self)
+        before = str(self)[:found.start()].splitlines(keepends=True)
+        bindings = "".join(line for line in before if _BINDING_LINE.match(line))
+        header = "".join(line for line in before if not _BINDING_LINE.match(line))
+        return header, bindings, str(self)[found.start():]
+
+    def buffers(self) -> list:
+        """(name, element type) of each buffer, in binding order."""
+        pattern = _BUFFERS.get(self.lang)
+        if pattern is None:
+            return []
+        text = str(self)
+        if self.lang == "cpp":  # the parameters of the kernel's entry, its last function
+            entry = text.rfind("\nvoid ")
+            text = text[entry:text.index("{", entry)] if entry >= 0 else ""
+        return [(m.group(2), m.group(1)) for m in pattern.finditer(text)]
+
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            return (self.parts(), self.buffers())[key]
+        return str.__getitem__(self, key)
+
+
+def record(executable, device) -> None:
+    """Add the kernels of a program compiled for ``device`` to ``get_all_generated_kernels()``
+    (codegen mode's build adds its own, numbered as its main function dispatches them)."""
+    if isinstance(executable, CodegenExecutable):
+        return
+    lang = {"cpu": "cpp", "opengl": "glsl"}.get(device.name, device.name)
+    _Generated.kernels.extend(GeneratedKernel(source, lang) for source in executable.kernel_sources)
 
 
 def _cpp_dispatch_entry(kernel: Node) -> str:
@@ -93,9 +153,9 @@ class CodegenBackend:
     download = upload
 
     def build(self, program, options) -> CodegenExecutable:
-        base = re.sub(r"\W", "_", program.name) or "program"
+        base = ascii_name(program.name, "program")
         function_name, k = base, 1
-        while function_name in _Generated.function_names:
+        while function_name in _Generated.function_names or is_reserved(function_name):
             function_name, k = f"{base}_{k}", k + 1
         if function_name != base:  # kernel names must be unique across the generated code too
             for node in program.walk():
@@ -104,7 +164,7 @@ class CodegenBackend:
         executable = CodegenExecutable(program, function_name, len(_Generated.kernels), options.kernel_lang)
         _Generated.function_names.add(function_name)
         _Generated.main_functions.append(executable.main_source)
-        _Generated.kernels.extend(executable.kernel_sources)
+        _Generated.kernels.extend(GeneratedKernel(source, options.kernel_lang) for source in executable.kernel_sources)
         return executable
 
 
@@ -125,7 +185,13 @@ def get_all_generated_main_functions() -> list[str]:
     return list(_Generated.main_functions)
 
 
-def get_all_generated_kernels() -> list[str]:
-    """The source of every kernel compiled in codegen mode; main functions dispatch kernel
-    ``k`` of this list as ``tf.dispatch(k, ...)``."""
+def get_all_generated_kernels() -> list[GeneratedKernel]:
+    """The source of every kernel compiled in this process, in compile order, in the
+    language of its device (codegen mode: its ``kernel_lang``); main functions of codegen
+    mode dispatch kernel ``k`` of this list as ``tf.dispatch(k, ...)``. Each is a str, and
+    also upstream's ``((header, bindings, main), buffers)``::
+
+        for kernel in tf.get_all_generated_kernels():
+            print(kernel[0][2])  # its main function
+    """
     return list(_Generated.kernels)

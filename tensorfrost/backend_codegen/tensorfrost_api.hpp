@@ -92,11 +92,10 @@ struct TFContext {
     }
     void check(bool ok, const char* message, std::initializer_list<long long> values) const {
         if (ok) return;
-        char text[1024];
-        tf_error_out = text;
-        tf_error_size = (int)sizeof(text);
-        tf_fail(message, values.begin(), (int)values.size());
-        throw tf_error(text);
+        long long length = tf_format(nullptr, 0, message, values.begin(), (int)values.size());
+        std::vector<char> text((size_t)length + 1);  // the whole message, however long
+        tf_format(text.data(), length + 1, message, values.begin(), (int)values.size());
+        throw tf_error(std::string(text.data(), (size_t)length));
     }
     uint read_word(const TFTensor& t, size_t index) const { return runtime->read_word(t.buffer.get(), index); }
     void dispatch(int kernel, std::initializer_list<TFTensor> read_write, std::initializer_list<TFTensor> read_only,

@@ -1,12 +1,10 @@
-"""Compiling generated C++ with g++, cached on disk.
+"""Compiling generated C++ with g++, cached on disk (the directory: disk_cache.py).
 
-Trust: the cache directory must belong to the user and be writable by no one else (it is
-created 0700); otherwise a warning says why and the process compiles into a private
-temporary directory instead. Beside each library lies a record: its cache key, the SHA-256
-of its bytes, and an HMAC-SHA256 of both under a per-user secret (``.key``, 0600, made once
-and never written anywhere else). A library is loaded only if its record verifies, so one
-planted, edited, truncated or half written is rebuilt, never loaded: a plain checksum would
-not do, since whoever can plant a library can write its checksum too.
+Beside each library lies a record: its cache key, the SHA-256 of its bytes, and an
+HMAC-SHA256 of both under a per-user secret (``.key``, 0600, made once and never written
+anywhere else). A library is loaded only if its record verifies, so one planted, edited,
+truncated or half written is rebuilt, never loaded: a plain checksum would not do, since
+whoever can plant a library can write its checksum too.
 
 Keys hash the source, the flags, the compiler command (``$CXX``, else ``g++``) and the CPU's
 features (``-march=native`` code must not run on another CPU). Computing one runs nothing,
@@ -15,33 +13,34 @@ so a cache hit starts no process and needs no compiler installed.
 Builds always compile the source generated in memory, written to a fresh ``mkstemp`` file,
 never a file found on disk. A large program comes as several translation units (one per
 core, ``unit_count``), compiled at once and then linked. The compiler runs in its own
-process group under a timeout, and its output must be an ELF library before it is renamed. Temporary files are named
+process group under a timeout, and its output must be an ELF library before it is renamed.
+Failures that are not the generated code's (the compiler killed by a signal or crashed, a
+full disk) are ``CompilerSetupError``s that say so. Temporary files are named
 ``.tmp-<host>-<pid>-...``: opening the cache removes those of dead processes (a killed build)
 and any older than an hour, but never those of a build still running.
 """
 
 from __future__ import annotations
 
-import atexit
+import errno
 import hashlib
 import hmac
 import os
 import re
-import secrets
 import shlex
 import shutil
 import signal
-import socket
-import stat
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import warnings
 
-from ..ir.errors import CompileError, CompilerSetupError, is_library_file
-from . import gemm
+from ..ir.errors import CompileError, CompilerSetupError, warning_level
+from . import disk_cache, gemm
+from .disk_cache import cache_dir, new_temp, open_cache, read_own, unlink
+
+__all__ = ["cache_dir"]  # (re-exported: the directory in use)
 
 # -fno-loop-interchange: with constant trip counts g++ would move a tiled kernel's row loop
 # outside its reduction loop, which spills the tile's accumulators to memory (3x slower).
@@ -55,17 +54,18 @@ LIBRARIES = ["-lmvec", "-lm"]  # glibc's vector math (SIMD sin, exp...), then sc
 UNIT_CHARACTERS = 20000  # of source per translation unit compiled in parallel (about 0.3 s of g++)
 TIMEOUT_VARIABLE = "TENSORFROST_COMPILE_TIMEOUT"
 DEFAULT_TIMEOUT = 600.0  # seconds; a large program takes well under a minute
-STALE_SECONDS = 3600  # a temporary file this old is abandoned even if its process seems alive
 NAME_LIMIT = 40  # characters of a program's name in file names (the key keeps them unique)
-SECRET_BYTES = 32
 KEY_FORMAT = "tensorfrost-cache-2"
 RECORD_FORMAT = "tensorfrost cache record 1"
-_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]  # temp files of this machine
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_lock = threading.Lock()
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+# what g++ (or clang) prints when a program it ran died: "Killed signal terminated program
+# cc1plus", "internal compiler error: Segmentation fault", "ld terminated with signal 9"
+_DIED = re.compile(r"[^\n]*(?:internal compiler error|signal terminated program|terminated with signal|"
+                   r"clang frontend command failed due to signal)[^\n]*")
+_NO_MEMORY = re.compile(r"[^\n]*(?:out of memory allocating|virtual memory exhausted|memory exhausted|"
+                        r"Cannot allocate memory)[^\n]*")
 _stats_lock = threading.Lock()
-_opened: dict[str, tuple[str, bytes]] = {}  # configured path -> (directory in use, secret)
-_fallback: str | None = None
+_warned: set[tuple] = set()  # (directory, errno) of the cache writes a warning named
 _CPU_ID: str | None = None
 _VERSIONS: dict[str, str] = {}
 
@@ -79,193 +79,33 @@ class CompileStats:
     compile_seconds = 0.0
 
 
-class _UntrustedError(Exception):
-    """Why a directory cannot hold the cache."""
+def clear_cache() -> int:
+    """Remove every compiled program from the cache directory; returns the bytes freed. The
+    next compile of each program runs g++ again::
+
+        freed = tf.clear_cache()   # e.g. 48213504
+    """
+    return disk_cache.clear()
 
 
-# -- the cache directory ------------------------------------------------------------------------
+def _cannot_write(directory: str, error: OSError) -> CompilerSetupError:
+    """A write into the cache failed: for a full disk, where and what to do."""
+    if error.errno in _DISK_FULL:
+        return CompilerSetupError(_full_disk(directory, error.strerror))
+    return CompilerSetupError(f"cannot write to the compile cache {directory}: {error.strerror}")
 
 
-def cache_dir() -> str:
-    """The directory compiled libraries are kept in: ``$TENSORFROST_CACHE_DIR``, else
-    ``~/.cache/tensorfrost``, or a private temporary one when that cannot be trusted."""
-    return _open()[0]
-
-
-def _open() -> tuple[str, bytes]:
-    configured = os.environ.get("TENSORFROST_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                                         "tensorfrost")
-    with _lock:
-        found = _opened.get(configured)
-        if found is None or not os.path.isdir(found[0]):  # (again if it was removed meanwhile)
-            found = _opened[configured] = _open_directory(configured)
-        return found
-
-
-def _open_directory(path: str) -> tuple[str, bytes]:
+def _full_disk(directory: str, what: str) -> str:
     try:
-        directory = _checked(path)
-        secret = _secret(directory)
-    except _UntrustedError as why:
-        directory = _private_directory()
-        warnings.warn(f"tensorfrost: not using the compile cache directory {path!r}: {why}. Compiled programs "
-                      f"go to the private temporary directory {directory} for this process instead; set "
-                      "TENSORFROST_CACHE_DIR to a directory that only you own and can write", stacklevel=_user_level())
-        try:
-            secret = _secret(directory)
-        except _UntrustedError as problem:
-            raise CompilerSetupError(f"the private directory {directory} cannot hold compiled programs: "
-                                     f"{problem}") from None
-    _remove_stale(directory)
-    return directory, secret
-
-
-def _user_level() -> int:
-    """The ``stacklevel`` of the innermost caller outside tensorfrost (whose line a warning shows)."""
-    level, frame = 2, sys._getframe(2)  # level 1 is the caller of warnings.warn, level 2 its caller
-    while frame is not None and is_library_file(frame.f_code.co_filename):
-        level, frame = level + 1, frame.f_back
-    return level
-
-
-def _checked(path: str) -> str:
-    """``path`` resolved, made 0700 if new; raises ``_UntrustedError`` when others could write it."""
-    try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
-    except FileExistsError:
-        raise _UntrustedError("it exists and is not a directory") from None
-    except OSError as error:
-        raise _UntrustedError(f"it cannot be created ({error.strerror})") from None
-    directory = os.path.realpath(path)
-    try:
-        info = os.stat(directory)
-    except OSError as error:
-        raise _UntrustedError(f"it cannot be read ({error.strerror})") from None
-    if info.st_uid != os.geteuid():
-        raise _UntrustedError(f"it is owned by user id {info.st_uid}, not by you (user id {os.geteuid()})")
-    if info.st_mode & 0o022:
-        raise _UntrustedError(f"others can write to it (mode {stat.filemode(info.st_mode)}; 'chmod 700' it to use it)")
-    if not os.access(directory, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
-        raise _UntrustedError("it is read-only")
-    return directory
-
-
-def _private_directory() -> str:
-    """A directory of this process only (0700, removed at exit)."""
-    global _fallback
-    if _fallback is None or not os.path.isdir(_fallback):
-        try:
-            _fallback = tempfile.mkdtemp(prefix="tensorfrost-cache-")
-        except OSError as error:
-            raise CompilerSetupError(f"no directory to compile programs in: the temporary directory "
-                                     f"{tempfile.gettempdir()} cannot be written ({error.strerror})") from None
-        atexit.register(shutil.rmtree, _fallback, ignore_errors=True)
-    return _fallback
-
-
-def _secret(directory: str) -> bytes:
-    """The per-user HMAC key of the cache, created on first use."""
-    path = os.path.join(directory, ".key")
-    for _ in range(3):
-        try:
-            fd = os.open(path, _READ_FLAGS)
-        except FileNotFoundError:
-            _install_secret(path, replace=False)
-            continue
-        except OSError as error:  # a symbolic link (ELOOP), or unreadable
-            raise _UntrustedError(f"its key file {path} cannot be read ({error.strerror})") from None
-        with os.fdopen(fd, "rb") as f:
-            info = os.fstat(f.fileno())
-            data = f.read(SECRET_BYTES + 1)
-        if info.st_uid != os.geteuid():
-            raise _UntrustedError(f"its key file {path} is owned by user id {info.st_uid}, not by you")
-        if stat.S_ISREG(info.st_mode) and not info.st_mode & 0o077 and len(data) == SECRET_BYTES:
-            return data
-        # cut short by a crash, or readable by others: a new key (entries signed with the old one are rebuilt)
-        _install_secret(path, replace=True)
-    raise _UntrustedError(f"its key file {path} keeps changing")
-
-
-def _install_secret(path: str, replace: bool) -> None:
-    temp = None
-    try:
-        fd, temp = _mkstemp(os.path.dirname(path), "")
-        with os.fdopen(fd, "wb") as f:
-            f.write(secrets.token_bytes(SECRET_BYTES))
-            f.flush()
-            os.fsync(f.fileno())
-        if replace:
-            os.replace(temp, path)
-        else:
-            try:
-                os.link(temp, path)  # exclusive like O_EXCL, and never seen half written
-            except FileExistsError:
-                pass  # another process made it first: use theirs
-    except OSError as error:
-        raise _UntrustedError(f"its key file {path} cannot be created ({error.strerror})") from None
-    finally:
-        if temp is not None:
-            _unlink(temp)
-
-
-def _mkstemp(directory: str, suffix: str) -> tuple[int, str]:
-    """A new file (0600, O_EXCL) whose name says which process of which machine made it."""
-    return tempfile.mkstemp(dir=directory, prefix=f".tmp-{_HOST}-{os.getpid()}-", suffix=suffix)
-
-
-def _remove_stale(directory: str) -> None:
-    """Remove our temporary files left by dead processes (killed builds), or very old ones."""
-    now = time.time()
-    try:
-        entries = list(os.scandir(directory))
+        free = f"{shutil.disk_usage(directory).free / 2**20:.1f} MiB free"
     except OSError:
-        return
-    for entry in entries:
-        if not entry.name.startswith(".tmp-"):
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-            if info.st_uid == os.geteuid() and _abandoned(entry.name, now - info.st_mtime):
-                os.unlink(entry.path)
-        except OSError:
-            pass  # removed by another process meanwhile
-
-
-def _abandoned(name: str, age: float) -> bool:
-    if age > STALE_SECONDS:
-        return True
-    parts = name.split("-")  # .tmp, host, pid, random part and suffix
-    if len(parts) < 4 or parts[1] != _HOST or not parts[2].isdigit():
-        return False  # another machine's (a shared directory), or an old name: wait for the age limit
-    return not _alive(int(parts[2]))
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # another user's process
-    return True
+        free = "its free space unknown"
+    return (f"the disk of the compile cache {directory} is full ({what}; {free}). Free space on it, remove "
+            "compiled programs with tf.clear_cache() (or lower TENSORFROST_CACHE_SIZE), or set "
+            "TENSORFROST_CACHE_DIR to a directory on another disk")
 
 
 # -- records ------------------------------------------------------------------------------------
-
-
-def _read_own(path: str) -> bytes | None:
-    """The bytes of a regular file of ours that no one else can write, else None."""
-    try:
-        fd = os.open(path, _READ_FLAGS)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
-            return None
-        return f.read()
 
 
 def _record(key: str, digest: str, about: str, secret: bytes) -> bytes:
@@ -274,7 +114,7 @@ def _record(key: str, digest: str, about: str, secret: bytes) -> bytes:
 
 
 def _verified(library: str, record: str, key: str, secret: bytes) -> bool:
-    text, data = _read_own(record), _read_own(library)
+    text, data = read_own(record, touch=True), read_own(library, touch=True)
     if text is None or data is None:
         return False
     body, found, mac = text.rpartition(b"hmac ")
@@ -286,20 +126,13 @@ def _verified(library: str, record: str, key: str, secret: bytes) -> bool:
 
 def _write_atomic(path: str, data: bytes) -> None:
     # no fsync: a record lost or torn by a crash no longer verifies, so its library is rebuilt
-    fd, temp = _mkstemp(os.path.dirname(path), "")
+    fd, temp = new_temp(os.path.dirname(path), "")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(temp, path)
     finally:
-        _unlink(temp)
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+        unlink(temp)
 
 
 # -- building ------------------------------------------------------------------------------------
@@ -375,7 +208,10 @@ def _run_all(commands: list[list[str]], text: str, timeout: float) -> list[tuple
     processes: list[tuple[subprocess.Popen, object]] = []
     try:
         for argv in commands:
-            messages = tempfile.TemporaryFile(mode="w+", errors="replace")
+            try:
+                messages = tempfile.TemporaryFile(mode="w+", errors="replace")
+            except OSError as error:
+                raise _no_messages(error) from None
             try:
                 processes.append((subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=messages,
                                                    stderr=subprocess.STDOUT, start_new_session=True), messages))
@@ -408,6 +244,16 @@ def _cannot_start(error: OSError, argv: list[str], text: str) -> CompilerSetupEr
                               f"({argv[0]}); set CXX to a C++ compiler such as g++, or unset it")
 
 
+def _no_messages(error: OSError) -> CompilerSetupError:
+    where = tempfile.gettempdir()
+    if error.errno in _DISK_FULL:
+        return CompilerSetupError(f"the disk of the temporary directory {where} is full ({error.strerror}), so the "
+                                  "C++ compiler's messages have nowhere to go: free space there, or set TMPDIR to "
+                                  "a directory on another disk")
+    return CompilerSetupError(f"the temporary directory {where} cannot be written ({error.strerror}): set TMPDIR "
+                              "to a directory you can write")
+
+
 def _kill(process: subprocess.Popen) -> None:
     if process.poll() is None:
         try:
@@ -423,7 +269,7 @@ def _version(words: list[str], text: str) -> str:
         try:
             status, output = _run([*words, "--version"], text, 30.0)
             _VERSIONS[text] = output.splitlines()[0] if status == 0 and output else "unknown version"
-        except CompileError:
+        except CompilerSetupError:
             _VERSIONS[text] = "unknown version"
     return f"{text} ({_VERSIONS[text]})"
 
@@ -439,26 +285,26 @@ def _compile(sources: list[str], stem: str, flags: list[str], language: str, tex
     try:
         units = []
         for source in sources:
-            fd, path = _mkstemp(directory, suffix)
+            fd, path = new_temp(directory, suffix)
             paths.append(path)
             with os.fdopen(fd, "w") as f:
                 f.write(source)
             units.append(path)
         output = _new_file(directory, ".so", paths)
         if len(units) == 1:
-            _check(_run([*words, *flags, "-o", output, units[0], *LIBRARIES], text, timeout), units[0], stem)
+            _check(_run([*words, *flags, "-o", output, units[0], *LIBRARIES], text, timeout), units[0], stem, text)
         else:
             objects = [_new_file(directory, ".o", paths) for _ in units]
             results = _run_all([[*words, *flags, "-c", "-o", obj, unit] for obj, unit in zip(objects, units)], text,
                                timeout)
             for result, unit in zip(results, units):
-                _check(result, unit, stem)
+                _check(result, unit, stem, text)
             # -x none: the objects are not sources of the language the flags may name
             _check(_run([*words, *flags, "-o", output, "-x", "none", *objects, *LIBRARIES], text, timeout), None,
-                   stem)
+                   stem, text)
         with open(output, "rb") as f:
             data = f.read()
-        if not data.startswith(b"\x7fELF"):
+        if not _shared_library(data):
             what = "an empty file" if not data else "a file that is not a shared library (ELF)"
             raise CompilerSetupError(f"the C++ compiler {_describe(text)} exited successfully but wrote {what} "
                                      f"instead of a shared library; set CXX to a C++ compiler such as g++")
@@ -466,34 +312,75 @@ def _compile(sources: list[str], stem: str, flags: list[str], language: str, tex
         paths.remove(output)
         return output, data
     except OSError as error:
-        raise CompilerSetupError(f"cannot write to the compile cache {directory}: {error.strerror}") from None
+        raise _cannot_write(directory, error) from None
     finally:
         for path in paths:
-            _unlink(path)
+            unlink(path)
+
+
+def _shared_library(data: bytes) -> bool:
+    """An ELF shared object: a whole header, of type ET_DYN."""
+    if len(data) < 64 or not data.startswith(b"\x7fELF") or data[5] not in (1, 2):
+        return False
+    return int.from_bytes(data[16:18], "little" if data[5] == 1 else "big") == 3
 
 
 def _new_file(directory: str, suffix: str, paths: list[str]) -> str:
-    fd, path = _mkstemp(directory, suffix)
+    fd, path = new_temp(directory, suffix)
     paths.append(path)
     os.close(fd)
     return path
 
 
-def _check(result: tuple[int, str], unit: str | None, stem: str) -> None:
-    """Raise CompileError with the compiler's messages if it failed; the failing source is
-    kept beside the cache entry for the reader (never compiled from)."""
+def _check(result: tuple[int, str], unit: str | None, stem: str, text: str) -> None:
+    """Raise CompileError with the compiler's messages if it failed on the code; the failing
+    source is kept beside the cache entry for the reader (never compiled from). A compiler
+    that died or found the disk full raises CompilerSetupError: the code is not at fault."""
     status, messages = result
     if status == 0:
         return
+    if len(messages) > 4000:
+        messages = messages[:4000] + "\n... (truncated)"
+    _check_setup(status, messages, os.path.dirname(stem), text)
     where = "linking the generated program"
     if unit is not None:
         saved = stem + ".failed" + os.path.splitext(unit)[1]
         os.replace(unit, saved)
+        disk_cache.added(os.path.dirname(stem), os.stat(saved).st_size)
         messages = messages.replace(unit, saved)  # the lines it names are those of the kept file
         where = f"the generated source {saved}"
-    if len(messages) > 4000:
-        messages = messages[:4000] + "\n... (truncated)"
     raise CompileError(f"the C++ compiler failed on {where}:\n{messages}")
+
+
+def _check_setup(status: int, messages: str, directory: str, text: str) -> None:
+    """Raise CompilerSetupError if the compiler was killed or crashed, or the disk is full."""
+    said = f":\n{messages}" if messages else " nothing"
+    if status < 0:
+        name = _signal_name(-status)
+        cause = ("killed: often by the kernel, for a process using too much memory (see dmesg), or by a time "
+                 "or memory limit (ulimit, a container's)" if -status == signal.SIGKILL else
+                 "a crash of the compiler itself, not a fault of the code it was given")
+        raise CompilerSetupError(f"the C++ compiler {_describe(text)} died of {name}: {cause}. Try again, free "
+                                 f"memory, or set CXX to another compiler; it said{said}")
+    died = _DIED.search(messages)
+    if died is not None:
+        raise CompilerSetupError(f"a program of the C++ compiler {_describe(text)} died ({died.group(0).strip()}): "
+                                 "a crash or a memory limit of the compiler, not a fault of the code it was given. "
+                                 f"Try again, free memory, or set CXX to another version; it said{said}")
+    memory = _NO_MEMORY.search(messages)
+    if memory is not None:
+        raise CompilerSetupError(f"the C++ compiler {_describe(text)} ran out of memory ({memory.group(0).strip()}): "
+                                 "free memory, raise the limit (ulimit -v, a container's), or compile fewer "
+                                 f"programs at once; it said{said}")
+    if any(os.strerror(code) in messages for code in _DISK_FULL):
+        raise CompilerSetupError(_full_disk(directory, "the compiler could not write its output") + f". It said{said}")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} (signal {number})"
+    except ValueError:
+        return f"signal {number}"
 
 
 def build_library(source: str | list[str], name: str, extra_flags: str = "", language: str = "c++",
@@ -532,33 +419,55 @@ def build_with_flags(sources: list[str], name: str, flags: list[str], language: 
     key_text = "\n".join([KEY_FORMAT, *(f"// unit {len(unit)}\n{unit}" for unit in sources),
                           " ".join(flags + LIBRARIES), text, _cpu_id()])
     key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
-    directory, secret = _open()
+    directory, secret = open_cache()
     stem = os.path.join(directory, f"{_file_name(name)}-{key}")
     library, record = stem + ".so", stem + ".so.record"
     if not rebuild and cached_library(name, key) is not None:
         return library
+    disk_cache.size_limit()  # (a bad setting is named before the compile, not after)
     start = time.perf_counter()
     built, data = _compile(sources, stem, flags, language, text)
     try:
         os.replace(built, library)  # then the record: a crash in between leaves an entry that is rebuilt
-        _write_atomic(record, _record(key, hashlib.sha256(data).hexdigest(), _version(_compiler_words(text), text),
-                                      secret))
-    except OSError as error:
-        raise CompilerSetupError(f"cannot write to the compile cache {directory}: {error.strerror}") from None
+    except OSError as error:  # (its name taken by a directory, a full disk): this process still gets it
+        library = _elsewhere(data, library, error)
+    else:
+        signature = _record(key, hashlib.sha256(data).hexdigest(), _version(_compiler_words(text), text), secret)
+        kept = _keep(record, signature)  # (if it cannot be written, the library still serves this process)
+        disk_cache.added(directory, len(data) + (len(signature) if kept else 0))
     finally:
-        _unlink(built)
+        unlink(built)
     with _stats_lock:  # (the GEMM core may be built in another thread meanwhile)
         CompileStats.compiles += 1
         CompileStats.compile_seconds += time.perf_counter() - start
     return library
 
 
+def _elsewhere(data: bytes, library: str, error: OSError) -> str:
+    """A library that cannot take its place in the cache, kept for this process in its private
+    directory instead (a warning says why)."""
+    directory = disk_cache.private_directory()
+    try:
+        fd, path = new_temp(directory, ".so")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(path, 0o700)
+    except OSError as second:
+        raise _cannot_write(directory, second) from None
+    warnings.warn(f"tensorfrost: the compiled library cannot be kept as {library} ({error.strerror}); this "
+                  f"process uses it from {path}, and later ones compile it again until what is at that path is "
+                  "removed", stacklevel=warning_level())
+    return path
+
+
 def cached_library(name: str, key: str) -> str | None:
     """The path of the library of program ``name`` with cache key ``key`` if its record
     verifies (a cache hit), else None."""
     stem = entry_path(name, key, "")
-    if not _verified(stem + ".so", stem + ".so.record", key, _open()[1]):
-        return None
+    directory, secret = open_cache()
+    with disk_cache.in_use(directory):  # touched: its loading follows, and eviction spares it
+        if not _verified(stem + ".so", stem + ".so.record", key, secret):
+            return None
     with _stats_lock:
         CompileStats.cache_hits += 1
     return stem + ".so"
@@ -567,7 +476,7 @@ def cached_library(name: str, key: str) -> str | None:
 def entry_path(name: str, key: str, suffix: str) -> str:
     """Where the cache keeps the file ``suffix`` of program ``name`` with key ``key`` (a
     library's key ends its name)."""
-    return os.path.join(_open()[0], f"{_file_name(name)}-{key}{suffix}")
+    return os.path.join(open_cache()[0], f"{_file_name(name)}-{key}{suffix}")
 
 
 def build_identity() -> str:
@@ -577,24 +486,38 @@ def build_identity() -> str:
 
 def signed(data: bytes) -> bytes:
     """``data`` followed by its HMAC under the cache's secret."""
-    return data + b"\nhmac " + hmac.new(_open()[1], data, "sha256").hexdigest().encode() + b"\n"
+    return data + b"\nhmac " + hmac.new(open_cache()[1], data, "sha256").hexdigest().encode() + b"\n"
 
 
 def read_signed(path: str) -> bytes | None:
     """The data of a file ``signed`` wrote, if it is ours and its HMAC verifies; else None."""
-    text = _read_own(path)
+    with disk_cache.in_use(os.path.dirname(path)):
+        text = read_own(path, touch=True)
     if text is None:
         return None
     data, found, mac = text.rpartition(b"\nhmac ")
-    if not found or not hmac.compare_digest(mac.strip(), hmac.new(_open()[1], data, "sha256").hexdigest().encode()):
+    expected = hmac.new(open_cache()[1], data, "sha256").hexdigest().encode()
+    if not found or not hmac.compare_digest(mac.strip(), expected):
         return None
     return data
 
 
 def write_entry(path: str, data: bytes) -> None:
     """Write a cache file atomically (readers see the old file or the new one, never half)."""
+    if _keep(path, data):
+        disk_cache.added(os.path.dirname(path), len(data))
+
+
+def _keep(path: str, data: bytes) -> bool:
+    """``_write_atomic``; a file that cannot be written (a full disk) costs only a compile in a
+    later process, so a warning says why (once per directory and cause) and False is returned."""
     try:
         _write_atomic(path, data)
     except OSError as error:
-        raise CompilerSetupError(f"cannot write to the compile cache {os.path.dirname(path)}: "
-                                 f"{error.strerror}") from None
+        directory = os.path.dirname(path)
+        if (directory, error.errno) not in _warned:
+            _warned.add((directory, error.errno))
+            warnings.warn(f"tensorfrost: {_cannot_write(directory, error)}. Compiled programs are not kept for "
+                          "later processes until then", stacklevel=warning_level())
+        return False
+    return True

@@ -13,7 +13,16 @@ from __future__ import annotations
 import os
 
 from .. import optimizations
-from ..emit.clike import BodyEmitter, Lang, c_comment, c_string, identifier, index_arithmetic, shift_of
+from ..emit.clike import (
+    INTERRUPT_TRIPS,
+    BodyEmitter,
+    Lang,
+    c_comment,
+    c_string,
+    identifier,
+    index_arithmetic,
+    shift_of,
+)
 from ..emit.host import HostEmitter
 from ..ir.node import Node, Program, walk
 from ..ir.ops import ADD, BREAK, CONTINUE, DIM_ID, IF, INPUT, KERNEL, LOAD, LOOP, MUL, SET, STORE
@@ -138,6 +147,8 @@ def _tasks(kernel: Node, dims: list, tiles, outer: list, chunk: int, call: str) 
 class CppLang(Lang):
     name = "cpp"
     interrupt_check = "if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C"
+    interrupt_poll = (f"if (({{trips}}++ & {INTERRUPT_TRIPS - 1}u) == 0 && tf_allocator_in_use.interrupted && "
+                      "*tf_allocator_in_use.interrupted) break;  // Ctrl-C")
 
 
 def prelude(with_gemm: bool = True) -> str:
@@ -452,6 +463,9 @@ class _HostEmitter(HostEmitter, BodyEmitter):
             self.emit("TF_STOP_IF_INTERRUPTED();")
             self.depth -= 1
         super().block(node)
+
+    def interrupt_kind(self, loop: Node) -> str | None:
+        return None  # (every trip of a host loop looks already, above)
 
     def outputs(self) -> None:
         released = {}

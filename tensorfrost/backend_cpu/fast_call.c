@@ -15,6 +15,7 @@
  * samples of known addresses (any other type, or a layout that reads differently, declines). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdint.h>
 
 typedef struct { void* data; int32_t shape[8]; int32_t rank; } tf_arg; /* as prelude.hpp's */
@@ -34,6 +35,7 @@ static PyObject *name_shape, *name_dtype, *name_storage, *name_backend;
 /* Calls this path ran, and outputs it placed in an offered spare (tensorfrost/optimizations.py's
  * "fast_call" and "spare_outputs"): changed only under the GIL. */
 static long long served_calls = 0, reused_spares = 0;
+static unsigned long forks = 0; /* fork()s this process is a child of */
 
 typedef struct { PyObject* dtype; int rank; PyObject* array_dtype; } input_spec; /* array_dtype: None if not read in place */
 typedef struct { PyObject* dtype; PyObject* spares; int out_index; PyObject* last_shape; } output_spec;
@@ -49,6 +51,7 @@ typedef struct {
     output_spec* outputs;
     result_spec* results;
     PyThread_type_lock lock;
+    unsigned long lock_forks; /* the value of forks when the lock was made */
     PyObject* held; /* make()'s arguments: every borrowed object above lives in them, and the
                        memory of the frame and its arrays */
 } caller;
@@ -243,8 +246,16 @@ static caller* get_caller(PyObject* capsule) {
     return PyCapsule_GetPointer(capsule, "tf_caller");
 }
 
-/* Take the caller's lock, waiting without the GIL if another thread holds it. */
+/* Take the caller's lock, waiting without the GIL if another thread holds it. A forked child
+ * has only the thread that forked: a lock another thread held then is never released there,
+ * so the child's first call makes a new one (the old one is left: freeing a held lock is not
+ * allowed). */
 static void lock(caller* c) {
+    if (c->lock_forks != forks) {
+        PyThread_type_lock fresh = PyThread_allocate_lock();
+        if (fresh) c->lock = fresh;
+        c->lock_forks = forks;
+    }
     if (!PyThread_acquire_lock(c->lock, NOWAIT_LOCK)) {
         Py_BEGIN_ALLOW_THREADS
         PyThread_acquire_lock(c->lock, WAIT_LOCK);
@@ -405,6 +416,7 @@ static PyObject* make(PyObject* module, PyObject* args) {
     if (ok == 1) ok = read_specs(c, inputs, outputs, results);
     if (ok == 1) ok = check_storages(c, samples);
     if (ok == 1 && !(c->lock = PyThread_allocate_lock())) ok = -1;
+    c->lock_forks = forks;
     PyObject* capsule = NULL;
     if (ok == 1) {
         c->new_output = new_output;
@@ -446,7 +458,11 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_tf_fast_call", NULL, -1, methods};
 
+static void after_fork_in_child(void) { forks++; }
+
 PyMODINIT_FUNC PyInit__tf_fast_call(void) {
+    static int registered = 0;
+    if (!registered) registered = pthread_atfork(NULL, NULL, after_fork_in_child) == 0;
     name_shape = PyUnicode_InternFromString("shape");
     name_dtype = PyUnicode_InternFromString("dtype");
     name_storage = PyUnicode_InternFromString("storage");

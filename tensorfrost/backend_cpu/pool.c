@@ -314,6 +314,21 @@ static void start_workers(void) {
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* fork(): the child has only the thread that forked. The pool's list is forked whole (its
+ * lock is held across the fork); the child starts workers of its own when it needs them, and
+ * a kernel another thread was running in the parent is nothing to it. */
+static void before_fork(void) { pthread_mutex_lock(&pool_mutex); }
+static void after_fork_in_parent(void) { pthread_mutex_unlock(&pool_mutex); }
+static void after_fork_in_child(void) {
+    pthread_mutex_unlock(&pool_mutex);
+    pthread_mutex_init(&job_mutex, NULL);
+    memset(&job, 0, sizeof job);
+    started = 0;
+}
+__attribute__((constructor)) static void watch_forks(void) {
+    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+}
+
 /* fn(context, begin, end) over [0, count) in pieces, on the workers and the caller. */
 void tf_pool_parallel(long long count, tf_task_fn fn, void* context) {
     if (count <= 0) return;

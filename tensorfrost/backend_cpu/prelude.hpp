@@ -22,25 +22,37 @@ struct tf_arg {
 inline char* tf_error_out = nullptr;
 inline int tf_error_size = 0;
 
-// Report a failed check, its message with {0}, {1}... replaced by the values. Returns 1,
-// the status the host function returns (buffers are freed by their destructors).
-static int tf_fail(const char* format, const long long* values, int count) {
-    if (!tf_error_out || tf_error_size <= 0) return 1;
-    int used = 0;
-    for (const char* p = format; *p && used < tf_error_size - 1; ++p) {
-        if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {  // Python's escapes of braces
-            tf_error_out[used++] = *p++;
+// The message `format` with {0}, {1}... replaced by `values` ({{ and }}: Python's escapes of
+// braces) into out[0, size), cut short there and ended by a 0 (when size > 0). Returns the
+// whole message's length, so that a caller can make room for all of it.
+static long long tf_format(char* out, long long size, const char* format, const long long* values, int count) {
+    long long used = 0;
+    auto put = [&](char c) {
+        if (used + 1 < size) out[used] = c;
+        ++used;
+    };
+    for (const char* p = format; *p; ++p) {
+        if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+            put(*p++);
         } else if (p[0] == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '}') {
             int k = p[1] - '0';
-            int n = k < count ? snprintf(tf_error_out + used, (size_t)(tf_error_size - used), "%lld", values[k])
-                              : snprintf(tf_error_out + used, (size_t)(tf_error_size - used), "?");
-            used += n > 0 ? n : 0;
+            char number[24] = "?";
+            if (k < count) snprintf(number, sizeof(number), "%lld", values[k]);
+            for (const char* q = number; *q; ++q) put(*q);
             p += 2;
         } else {
-            tf_error_out[used++] = *p;
+            put(*p);
         }
     }
-    tf_error_out[used < tf_error_size ? used : tf_error_size - 1] = 0;
+    if (size > 0) out[used < size ? used : size - 1] = 0;
+    return used;
+}
+
+// Report a failed check into the caller's buffer (runtime.py sizes it for the program's
+// longest message). Returns 1, the status the host function returns (buffers are freed by
+// their destructors).
+static int tf_fail(const char* format, const long long* values, int count) {
+    if (tf_error_out && tf_error_size > 0) tf_format(tf_error_out, tf_error_size, format, values, count);
     return 1;
 }
 

@@ -57,7 +57,7 @@ void* memset(void* ptr, int value, size_t size);
 void* dlopen(const char* file, int mode);
 """)
 libc = ffi.dlopen(None)
-ERROR_SIZE = 2048
+ERROR_SIZE = 2048  # bytes of a program's error buffer at least (error_size: room for its longest message)
 STOPPED_BY_CTRL_C = 2  # tf_main's status when the Ctrl-C flag stopped it
 MAX_RANK = 8
 SPARE_BYTES = 1 << 20  # outputs up to this size keep their storage for the program's next calls
@@ -77,7 +77,7 @@ class _Pool:
         with open(POOL_SOURCE) as f:
             source = f.read()
         self.lib = load_library(build_library(source, "tf_pool", language="c"),
-                                lambda: build_library(source, "tf_pool", language="c", rebuild=True))
+                                lambda: build_library(source, "tf_pool", language="c", rebuild=True), "tf_invoke")
         self.allocator = ffi.new("tf_allocator*")
         self.allocator.alloc = self.lib.tf_pool_alloc
         self.allocator.release = self.lib.tf_pool_release
@@ -141,7 +141,7 @@ def _thread_count() -> int:
     process may run on."""
     setting = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
     if setting.isdigit() and int(setting) > 0:
-        return int(setting)
+        return min(int(setting), 1 << 16)  # (pool.c caps it lower; a C int must hold it)
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
@@ -162,17 +162,24 @@ def buffer_bytes(count: int) -> int:
     return (max(count, 1) * 4 + 63) // 64 * 64
 
 
-def load_library(path: str, rebuild):
-    """``ffi.dlopen(path)``; a library the loader refuses is rebuilt once (``rebuild()``
-    builds it again and returns its path), so a bad cache entry never fails for good."""
+def load_library(path: str, rebuild, entry: str):
+    """``ffi.dlopen(path)``, which must define the function ``entry``; a library the loader
+    refuses is rebuilt once (``rebuild()`` builds it again and returns its path), so a bad
+    cache entry never fails for good."""
     try:
-        return ffi.dlopen(path)
+        lib = ffi.dlopen(path)
     except OSError:
         path = rebuild()
+        try:
+            lib = ffi.dlopen(path)
+        except OSError as error:
+            raise CompilerSetupError(f"the compiled library {path} cannot be loaded: {error}") from None
     try:
-        return ffi.dlopen(path)
-    except OSError as error:
-        raise CompilerSetupError(f"the compiled library {path} cannot be loaded: {error}") from None
+        ffi.addressof(lib, entry)
+    except AttributeError:  # a $CXX that is not a C++ compiler, or one that drops exported symbols
+        raise CompilerSetupError(f"the library {path} has no function {entry}: the C++ compiler did not build what "
+                                 "it was given (check $CXX)") from None
+    return lib
 
 
 # Libraries our programs link whose threads or process-wide state outlive a call: OpenMP
@@ -231,7 +238,8 @@ class CpuExecutable:
             self.outputs.append((out.dtype, out.rank, alias))
         self.ins = ffi.new("tf_arg[]", max(len(program.inputs), 1))
         self.outs = ffi.new("tf_arg[]", max(len(outputs), 1))
-        self.error = ffi.new("char[]", ERROR_SIZE)
+        self.error_size = error_size(source.full_source)
+        self.error = ffi.new("char[]", self.error_size)
         self.lock = threading.Lock()
         # Programs never write their inputs: a numpy array an output does not return can be read
         # in place. Per input: (its slot, rank, dtype, the numpy dtype of arrays read in place or None).
@@ -241,7 +249,7 @@ class CpuExecutable:
                          for k, node in enumerate(program.inputs)]
         self.frame = ffi.new("tf_frame*", {"main": ffi.cast("void*", ffi.addressof(self.lib, "tf_main")),
                                            "in": self.ins, "out": self.outs, "error": self.error,
-                                           "error_size": ERROR_SIZE, "allocator": self.pool.allocator})
+                                           "error_size": self.error_size, "allocator": self.pool.allocator})
         self.invoke = self.pool.lib.tf_invoke
         # The out array's shapes and pointers and the frame's offers, read and written as words.
         outs, frame = memoryview(ffi.buffer(self.outs)), memoryview(ffi.buffer(self.frame))
@@ -275,7 +283,7 @@ class CpuExecutable:
                    for k, (*_, alias) in enumerate(self.outputs)]
         return module.make(
             (frame, _address(self.ins), _address(self.outs), frame + offsets[0], frame + offsets[1],
-             _address(self.error), ERROR_SIZE, ffi.sizeof("tf_arg")),
+             _address(self.error), self.error_size, ffi.sizeof("tf_arg")),
             (TensorMemory, SingleOutput, np.ndarray, Shape, self.backend, RuntimeCheckError),
             tuple((dtype, rank, array_dtype) for _, rank, dtype, array_dtype in self.in_slots),
             tuple((entry[3], entry[4], k) for entry, k in zip(self.fresh, fresh)), tuple(results),
@@ -397,6 +405,15 @@ class _CallerLock:
         self.release = functools.partial(module.release, caller)
 
 
+def error_size(source: str) -> int:
+    """Bytes of error buffer that hold the longest message ``source`` (a program's C++) can
+    write, whole. Each message is one string literal (``c_string`` escapes line breaks), so
+    none is longer than its line, and each ``{k}`` in it becomes at most 20 digits; the
+    prelude's out-of-memory message adds its own words to a buffer's name."""
+    longest = max((len(line) + 17 * line.count("{") for line in source.splitlines()), default=0)
+    return max(ERROR_SIZE, longest + 128)
+
+
 def _read_in_place(value, entry: tuple) -> bool:
     """Point the slot at a numpy array's memory if the program can read it there: C-contiguous,
     aligned, of the input's storage dtype and rank, not empty (the caller's arguments keep it
@@ -485,7 +502,8 @@ class CpuBackend:
             raise _rejected(program, log) from None
         finally:
             wait_for_fast_call_build()  # its compiler's processes never outlive this call
-        lib = load_library(path, lambda: build_library(units, program.name, options.compiler_flags, rebuild=True))
+        lib = load_library(path, lambda: build_library(units, program.name, options.compiler_flags, rebuild=True),
+                           "tf_main")
         return CpuExecutable(self, program, source, path, lib)
 
 

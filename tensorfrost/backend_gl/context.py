@@ -201,12 +201,23 @@ def _describe(exc: Exception) -> str:
     return str(exc)
 
 
+def _egl_problem() -> str | None:
+    """Why the system's libEGL cannot be loaded, in the loader's words (PyOpenGL hides them), or None."""
+    try:
+        ctypes.CDLL("libEGL.so.1")
+    except OSError as error:
+        return str(error)
+    return None
+
+
 def _create():
     try:
         from OpenGL import EGL
-    except Exception as exc:  # ImportError, or a missing libEGL
-        raise GlContextError(f"PyOpenGL with EGL is not available ({type(exc).__name__}: {exc}); install "
-                             "tensorfrost[gl] and the system's EGL (e.g. libegl1 libegl-mesa0 "
+    except Exception as exc:  # ImportError, or a missing or broken libEGL
+        problem = _egl_problem()
+        what = (f"the system's EGL library cannot be loaded ({problem})" if problem is not None else
+                f"PyOpenGL with EGL is not available ({type(exc).__name__}: {exc})")
+        raise GlContextError(f"{what}; install tensorfrost[gl] and the system's EGL (e.g. libegl1 libegl-mesa0 "
                              "libgl1-mesa-dri libopengl0)") from exc
     try:
         window = _hidden_window_context()

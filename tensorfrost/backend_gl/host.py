@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..emit.binding import buffer_order
+from ..emit.clike import identifier
 from ..emit.host import HostEmitter
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
@@ -21,7 +22,6 @@ from ..ir.node import Node, Program
 from ..ir.ops import ALLOC, CONST
 from ..opt.analysis import set_variables
 from ..runtime import MAX_ELEMENTS
-from .shader import shader_identifier
 
 SCALAR_TYPES = {dt.float32: np.float32, dt.int32: np.int32, dt.uint32: np.uint32, dt.bool1: np.bool_}
 
@@ -49,7 +49,7 @@ class PythonHost(HostEmitter):
     # -- names and values ---------------------------------------------------------------------
 
     def name(self, node: Node) -> str:
-        return shader_identifier(node, self.names)
+        return identifier(node, self.names)
 
     def value(self, node: Node) -> str:
         if node.op is CONST and node not in self.mutable:

@@ -252,7 +252,8 @@ class GlExecutable:
 
     @staticmethod
     def fail(message: str, location, values) -> None:
-        raise RuntimeCheckError(message.format(*values), location)
+        # a NUL shows as the cpu's messages show it (C strings cannot hold one)
+        raise RuntimeCheckError(message.format(*values).replace("\0", "\\x00"), location)
 
     def dispatch(self, index: int, buffers, uniforms, grid) -> None:
         kernel = self.kernels[index]

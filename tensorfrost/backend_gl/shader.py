@@ -18,36 +18,28 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 
 from ..emit.binding import buffer_order
-from ..emit.clike import BodyEmitter, Lang, c_comment, identifier, index_arithmetic
+from ..emit.clike import BodyEmitter, Lang, c_comment, index_arithmetic
+from ..emit.names import numbered_name
 from ..ir import dtypes as dt
+from ..ir.errors import warning_level
 from ..ir.node import Node, walk
 from ..ir.ops import SET
 from ..opt.analysis import set_variables
+from ..opt.fission import SHADER_EXPANDED_OPS, expanded_ops
 
 _ORDER = ("lt", "le", "gt", "ge")
 
 
-
-
-
-
-def shader_identifier(node: Node, names: dict) -> str:
-    """A node's name as a shader identifier: GLSL reserves ``gl_`` prefixes and ``__``."""
-    name = re.sub("_{2,}", "_", identifier(node, names))
-    return "v" + name if name.startswith(("gl_", "_")) else name
-
-
 def local_name(names: dict, node: Node) -> str:
     """The name of ``node`` in one kernel, numbered within the kernel (not by global node
-    ids) so that equal kernels get equal sources and share one compiled shader."""
+    ids) so that equal kernels get equal sources and share one compiled shader; an ASCII
+    identifier that no shading language reserves (emit/names.py)."""
     if node not in names:
         base = re.sub(r"^buf\d+$", "buf", node.name or "v")  # the memory pass numbers buffers by node id
-        base = re.sub("_{2,}", "_", re.sub(r"\W", "_", base)).strip("_") or "v"
-        if base[0].isdigit() or base.startswith("gl_"):
-            base = "v" + base
-        names[node] = f"{base}_{len(names)}"
+        names[node] = numbered_name(base, len(names))
     return names[node]
 
 
@@ -291,7 +283,21 @@ def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = No
         head += _grid_indices(lang, dims) if grid2d else _flat_indices(lang, dims)
     body.depth = 1
     body.scope(kernel.body.nodes)
+    _warn_if_large(kernel)
     return head, body.lines
+
+
+def _warn_if_large(kernel: Node) -> None:
+    """Say so before a shader compiler spends minutes: a kernel that fission could not bring
+    within SHADER_EXPANDED_OPS (one loop's body holds more, or the target sets no limit)."""
+    count = expanded_ops(kernel)
+    if count > 2 * SHADER_EXPANDED_OPS:
+        warnings.warn(f"tensorfrost: kernel {kernel.attrs['name']} holds {count} operations that shader compilers "
+                      f"expand into long code (sin, exp, pow...), more than {SHADER_EXPANDED_OPS} in one place: its "
+                      "compile may take minutes (llvmpipe: 22 s for 1,000 sins, growing with their square). Such "
+                      "code usually comes from a Python loop unrolled while tracing (a for over Python ints, "
+                      "tf.static_range); tf.loop, or range(...) in a kernel program, keeps it one loop",
+                      stacklevel=warning_level())
 
 
 def _flat_indices(lang: ShaderLang, dims: list) -> list:

@@ -13,7 +13,6 @@ stops at its end rather than wrap past INT32_MAX.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
@@ -23,6 +22,10 @@ from ..ir.node import Node, walk
 from ..ir.ops import ADD, BREAK, CONST, DIM_ID, INPUT_DIM, LOOP, SELECT, SUB
 from ..ir.shapes import describe_shape, dims_equal, shapes_equal, static_value
 from ..opt.analysis import set_variables
+from .names import numbered_name
+
+SHORT_LOOP = 4096  # trips (nested ones counted) that run without looking for Ctrl-C
+INTERRUPT_TRIPS = 1024  # trips of a flat loop between two looks at the Ctrl-C flag (a power of 2)
 
 
 class Lang:
@@ -30,8 +33,11 @@ class Lang:
 
     name = "c"
     # A statement at the top of each trip of a loop that ``break`` leaves (a ``while``, whose
-    # trips have no bound a user chose): how a target lets such a loop be interrupted.
+    # trips have no bound a user chose) or whose body runs loops: how a target lets such a
+    # loop be interrupted. ``interrupt_poll`` does so every ``INTERRUPT_TRIPS`` trips of any
+    # other loop that may run long, counted in ``{trips}`` (an unsigned int the loop declares).
     interrupt_check = ""
+    interrupt_poll = ""
     types = {dt.float32: "float", dt.int32: "int32_t", dt.uint32: "uint32_t", dt.bool1: "bool"}
     storage_types = {dt.float32: "float", dt.int32: "int32_t", dt.uint32: "uint32_t", dt.bool1: "uint32_t"}
 
@@ -72,7 +78,6 @@ class Lang:
         return f"tf_atomic_{combine}(&{buffer}[{index}], {value});"
 
 
-_IDENT = re.compile(r"[^A-Za-z0-9_]")
 _PLAIN = frozenset(" !#$%&'()*+,-./0123456789:;<=>@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~")
 
 
@@ -80,9 +85,10 @@ def c_string(text: str) -> str:
     """``text`` as a C, C++, GLSL or HLSL string literal, quotes included: the one way a
     user's string (a name, a message, a file name) enters generated code. Every byte that is
     not plain printable ASCII is an octal escape, and so are ``"``, ``\\`` and ``?`` (no
-    trigraph can form), so nothing in ``text`` can end the literal or the line."""
+    trigraph can form), so nothing in ``text`` can end the literal or the line. A C string
+    cannot hold a NUL (it would end the message there): one is written as the text ``\\x00``."""
     out = []
-    for byte in str(text).encode("utf-8", "backslashreplace"):
+    for byte in str(text).replace("\0", "\\x00").encode("utf-8", "backslashreplace"):
         char = chr(byte)
         out.append(char if char in _PLAIN else f"\\{byte:03o}")
     return '"' + "".join(out) + '"'
@@ -94,14 +100,12 @@ def c_comment(text: str) -> str:
 
 
 def identifier(node: Node, names: dict) -> str:
-    """The name of ``node`` in generated code: its user name (or ``v``) and a number counted
-    within the program, so that tracing a program again gives the same source (and hits the
-    compile cache). ``names`` holds the names given so far."""
+    """The name of ``node`` in generated code: its user name in ASCII (or ``v``) and a number
+    counted within the program, so that tracing a program again gives the same source (and
+    hits the compile cache), and two names never meet (``emit/names.py``). ``names`` holds
+    the names given so far."""
     if node not in names:
-        base = _IDENT.sub("_", node.name).strip("_") if node.name else "v"
-        if not base or base[0].isdigit():
-            base = "v" + base
-        names[node] = f"{base}_{len(names)}"
+        names[node] = numbered_name(node.name, len(names))
     return names[node]
 
 
@@ -395,10 +399,25 @@ class BodyEmitter:
             down = f"({u}({counter}) - {u}({e}) > {u}(0) - {u}({st}) ? {counter} + {st} : {e})"
             increment = f"{counter} = " + (up if s is not None and s > 0 else down if s is not None and s < 0
                                            else f"({st} > 0 ? {up} : {down})")
+        if self.interrupt_kind(node) == "poll":
+            self.emit(f"{self.lang.type(dt.uint32)} {_trips(counter)} = 0;")
         if node in self.loop_pragmas and plain:  # (OpenMP takes only ``counter += step``)
             self.emit(self.loop_pragmas[node])
         self.emit(f"for ({self.lang.type(dt.int32)} {counter} = {self.value(begin)}; {cond}; {increment}) {{")
         self.block(node)
+
+    def interrupt_kind(self, loop: Node) -> str | None:
+        """How a loop looks for Ctrl-C: "trip" (each trip: a ``while``, or a body that runs
+        loops), "poll" (every INTERRUPT_TRIPS trips: a flat body that may run long), or None
+        (a loop that is short for certain, or one OpenMP vectorizes, which no jump may leave)."""
+        if not self.lang.interrupt_check or loop in self.loop_pragmas:
+            return None
+        inside = list(walk(loop.body))
+        if any(n.op is BREAK and n.enclosing_loop() is loop for n in inside):
+            return "trip"
+        if _trips_of(self, loop) <= SHORT_LOOP:
+            return None
+        return "trip" if any(n.op is LOOP for n in inside) else "poll"
 
     def stmt_if(self, node: Node) -> None:
         self.emit(f"if ({self.value(node.args[0])}) {{")
@@ -406,9 +425,11 @@ class BodyEmitter:
 
     def block(self, node: Node) -> None:
         self.depth += 1
-        if self.lang.interrupt_check and node.op is LOOP and any(
-                n.op is BREAK and n.enclosing_loop() is node for n in walk(node.body)):
+        kind = self.interrupt_kind(node) if node.op is LOOP else None
+        if kind == "trip":
             self.emit(self.lang.interrupt_check)
+        elif kind == "poll":
+            self.emit(self.lang.interrupt_poll.format(trips=_trips(self.name(node))))
         self.scope(node.body.nodes)
         self.depth -= 1
         self.emit("}")
@@ -421,3 +442,16 @@ class BodyEmitter:
 
     def stmt_copy(self, node: Node) -> None:
         self.define(node, self.value(node.args[0]))
+
+
+def _trips(counter: str) -> str:
+    return f"tf_trips_{counter}"
+
+
+def _trips_of(emitter: BodyEmitter, loop: Node) -> float:
+    """Trips of ``loop`` and of the loops in it, counted together (inf where not constant)."""
+    begin, end, step = (emitter.constant(a) for a in loop.args)
+    if begin is None or end is None or not step:
+        return math.inf
+    inner = sum(_trips_of(emitter, n) for n in walk(loop.body) if n.op is LOOP and n.enclosing_loop() is loop)
+    return max(0, -(-(end - begin) // step)) * (1 + inner)

@@ -75,12 +75,15 @@ class Builder:
     def dim(self, value) -> Node:
         """A dim from a Python int or a scalar integer node."""
         if isinstance(value, Node):
-            if value.shape != () or not value.dtype.is_integer:
-                raise ShapeError(f"shape entries must be scalar integers, got a {value.dtype!r} tensor "
-                                 f"of rank {value.rank}")
+            one = all(static_value(d) == 1 for d in value.shape)  # [1]: a sum of 1-D, a [1] input
+            if not one or not value.dtype.is_integer:
+                raise ShapeError(f"shape entries must be integers (scalars or one element), got a {value.dtype!r} "
+                                 "tensor "
+                                 f"of shape {[describe_dim(d) for d in value.shape]}")
             value = self.aliases.get(value, value)
-            if value.op is INPUT:  # a rank-0 argument: the host reads its value
-                value = self.make("load", [value], dtype=value.dtype, shape=())
+            if value.op is INPUT or value.rank:  # an argument, or its one element: the host reads it
+                zero = [self.const(0, dt.int32)] * value.rank
+                value = self.make("load", [value, *zero], dtype=value.dtype, shape=())
             return value if value.dtype is dt.int32 else self.cast(value, dt.int32)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ShapeError(f"shape entries must be ints or scalar int tensors, got {value!r}")
@@ -91,7 +94,8 @@ class Builder:
     def cast(self, node: Node, dtype: dt.DType) -> Node:
         if node.dtype is dtype:
             return node
-        if node.op is CONST and node.shape == ():
+        if node.op is CONST and node.shape == () and node not in self.variables.keys:
+            # (a variable's value changes where it is set: its conversion is an op that reads it)
             return self.const(_convert_scalar(node.attrs["value"], dtype), dtype)
         return self.make(cast_op(dtype), [node], dtype=dtype, shape=node.shape)
 

@@ -97,6 +97,15 @@ def is_library_file(filename: str) -> bool:
     return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
+def warning_level() -> int:
+    """The ``stacklevel`` of the innermost caller outside tensorfrost, for ``warnings.warn``
+    called by the caller of this function (the warning then shows the user's line)."""
+    level, frame = 2, sys._getframe(2)  # level 1 is the caller of warnings.warn, level 2 its caller
+    while frame is not None and is_library_file(frame.f_code.co_filename):
+        level, frame = level + 1, frame.f_back
+    return level
+
+
 def _is_python_internal(filename: str) -> bool:
     """The standard library (contextlib, functools...): not where a user's line is."""
     if filename.startswith("<frozen"):
@@ -185,9 +194,11 @@ def generated_code_rejected(tool: str, what: str, nodes, log: str) -> CompileErr
     return error
 
 
-class CompilerSetupError(CompileError):
-    """The C++ compiler could not be run, hung, or wrote no library: a problem of the setup
-    (``$CXX``, ``PATH``, the timeout), not of the generated code, so it is reported as is."""
+class CompilerSetupError(TensorFrostError):
+    """The C++ compiler could not be run, hung, died (a signal, a crash of its own), wrote no
+    library, or the disk was full: a problem of the machine or its setup (``$CXX``, ``PATH``,
+    the timeout, the cache directory), not of the generated code, and not a bug of
+    tensorfrost (so not an ``InternalError``): the message says what to change."""
 
 
 class CheckpointError(TensorFrostError):

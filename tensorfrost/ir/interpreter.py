@@ -30,6 +30,11 @@ _SCATTER_UFUNCS = {"add": np.add, "min": np.minimum, "max": np.maximum,
                    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
+MAX_ELEMENTS = 2**31 - 1  # as runtime.MAX_ELEMENTS: kernels index with 32-bit integers
+# the arithmetic that wraps on the way to a size, in Python's integers
+_EXACT = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "neg": lambda a: -a}
+
+
 class _LoopFrame:
     __slots__ = ("alive", "active")
 
@@ -47,11 +52,47 @@ class Interpreter:
                         if n.op in (SET, STORE) or n.op.atomic}
         self.check_races = check_races
         self.races: _RaceLog | None = None  # the accesses of the kernel running, when checked
+        self.sizes_checked: set = set()  # (dims, their values) known to be sizes a tensor can have
 
     # -- helpers ---------------------------------------------------------------------------
 
     def shape(self, node: Node) -> tuple:
-        return tuple(int(self.env[d]) for d in node.shape)
+        values = tuple(int(self.env[d]) for d in node.shape)
+        if (node.shape, values) not in self.sizes_checked:
+            self._check_size(node, values)
+            self.sizes_checked.add((node.shape, values))
+        return values
+
+    def _check_size(self, node: Node, values: tuple) -> None:
+        """Sizes as the backends check them before they allocate: computed without wrapping,
+        not negative, at most MAX_ELEMENTS elements together (messages as theirs)."""
+        exact = [self._exact(dim, node, axis) for axis, dim in enumerate(node.shape)]
+        for axis, size in enumerate(exact):
+            if size < 0:
+                raise RuntimeCheckError(f"shape[{axis}] is {size}, a negative size", node.location)
+        count = 1
+        for size in exact:
+            count *= size
+        if count > MAX_ELEMENTS:
+            raise RuntimeCheckError(f"shape {exact} has more elements than the {MAX_ELEMENTS} a tensor can hold",
+                                    node.location)
+
+    def _exact(self, dim: Node, node: Node, axis: int, depth: int = 0) -> int:
+        """The value of a size's host arithmetic in Python's unbounded integers; a step that
+        wrapped on the way into another operation (``(N * N) // N``) is an error."""
+        value = int(self.env[dim])
+        if dim.rank or depth > 64 or dim.dtype is None or not dim.dtype.is_integer or dim.op.kind != ELEMENTWISE:
+            return value
+        args = [self._exact(a, node, axis, depth + 1) for a in dim.args]
+        exact = _EXACT.get(dim.op.name)
+        if exact is not None:
+            return exact(*args)
+        for arg, size in zip(dim.args, args):
+            if size != int(self.env[arg]):
+                raise RuntimeCheckError(f"shape[{axis}] is computed through {size}, which does not fit in the 32-bit "
+                                        f"integers sizes are computed in (it wraps to {int(self.env[arg])})",
+                                        node.location)
+        return value
 
     def full(self, node: Node) -> np.ndarray:
         """The value of ``node`` as a full array of its shape."""

@@ -1,6 +1,6 @@
 """Variables take the shape of what is assigned to them and of the control flow they are
 assigned under, whatever order the tracer finds that out in. A variable made from a Python
-int (weakly typed) takes uint32, the same way, if a uint32 value is assigned to it.
+int (weakly typed) takes uint32 or float32, the same way, if such a value is assigned to it.
 
 ``z = tf.const(0.0)`` followed by ``z.val = c * 2`` (``c`` of shape [N, M]) makes ``z`` a
 [N, M] variable, as ``np.where(mask, new, z)`` would. The same holds for a variable set
@@ -84,8 +84,9 @@ class Variables:
 
     def weak_int(self, node: Node) -> None:
         """Make the int32 variable ``node``, made from a Python int, weak: a Python int takes
-        the dtype of what it meets, so the variable is uint32 from its creation if a uint32
-        value is ever assigned to it (``assigned``), as it would be without the loop around it."""
+        the dtype of what it meets, so the variable is uint32 (or float32) from its creation
+        if a uint32 (float32) value is ever assigned to it (``assigned``), as Numba and
+        Taichi type such a variable."""
         if node.dtype is not dt.int32:
             return
         self.weak.add(node)
@@ -95,9 +96,10 @@ class Variables:
 
     def assigned(self, node: Node, dtype: dt.DType) -> None:
         """A value of ``dtype`` is assigned to the variable ``node``: a weak int variable
-        becomes uint32, in place if nothing used it yet, else by tracing again with it
-        created uint32 (a value computed from its old dtype would be stale)."""
-        if node not in self.weak or node.dtype is not dt.int32 or dtype is not dt.uint32:
+        becomes uint32 or float32 (int32 < uint32 < float32), in place if nothing used it
+        yet, else by tracing again with it created so (a value computed from its old dtype
+        would be stale)."""
+        if node not in self.weak or dtype not in (dt.uint32, dt.float32) or dtype.rank <= node.dtype.rank:
             return
         key = self.keys.get(node)
         used = any(other.op is SET and other.args[0] is node for other in self.program.walk())
@@ -106,7 +108,7 @@ class Variables:
                 return
             self.plan.dtypes[key] = dtype
             self.plan.learned()
-        self._set_dtype(node, dtype)  # (the rest of a stale trace sees it uint32 too)
+        self._set_dtype(node, dtype)  # (the rest of a stale trace sees it so too)
 
     def _set_dtype(self, node: Node, dtype: dt.DType) -> None:
         node.dtype = dtype
@@ -198,7 +200,7 @@ def _first_reader(program: Program, node: Node) -> Node | None:
 # -- control flow -------------------------------------------------------------------------------
 
 
-def _divergence(loop: Node) -> list:
+def loop_divergence(loop: Node) -> list:
     """Shapes of the per-element ways out of ``loop``: its bounds and the conditions under
     which ``break``/``continue`` leave it."""
     shapes = [loop.shape] if loop.rank else []
@@ -226,7 +228,7 @@ def widen_for_conditions(builder, sets) -> None:
                 shapes.append(owner.args[0].shape)
             elif owner.op is LOOP:
                 if owner not in divergence:
-                    divergence[owner] = _divergence(owner)
+                    divergence[owner] = loop_divergence(owner)
                 shapes += divergence[owner]
         target = builder.broadcast(shapes, "variable assigned under a condition")
         if not shapes_equal(target, var.shape):

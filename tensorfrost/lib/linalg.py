@@ -18,11 +18,13 @@ eigenvalues and eigenvectors as columns, ``svd`` descending singular values and 
 (``full_matrices=False``).
 
 ``tf.grad`` differentiates ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``,
-``triangular_solve`` and ``eigh`` through the closed forms of their derivatives, written
-as differentiable tensor code, so derivatives of any order are right (see ``linalg_grad``),
-at the cost of one extra inverse (or a few matrix products) per call when a gradient is
-asked for and none otherwise. ``lu``, ``lu_factor``, ``svd``
-and ``qr`` are not differentiable (``tf.grad`` through them raises an error).
+``triangular_solve``, ``eigh``, ``qr`` and ``svd`` through the closed forms of their
+derivatives, written as differentiable tensor code, so derivatives of any order are right
+(see ``linalg_grad``), at the cost of one extra inverse (or a few matrix products) per call
+when a gradient is asked for and none otherwise (``eigh``: where the eigenvalues are
+distinct; ``svd``: where the singular values are distinct and nonzero; ``qr``: a's of full
+rank). ``lu`` and ``lu_factor`` are differentiated through their elimination loops, as any
+tensor code is.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ..tracing.mathfn import copy
 from ..tracing.tensor import Tensor
 from .linalg_eig import eigh, svd
 from .linalg_factor import cholesky, det, inv, lu, lu_factor, slogdet, solve, triangular_solve
+from .linalg_grad import attach
 
 __all__ = ["cholesky", "det", "eigh", "inv", "lu", "lu_factor", "qr", "slogdet", "solve", "svd", "triangular_solve"]
 
@@ -47,9 +50,11 @@ def qr(a: Tensor) -> tuple[Tensor, Tensor]:
             Q, R = tensorfrost.lib.linalg.qr(A)
             return [Q, R]
 
-    Call it inside a tensor program; ``a`` itself is left unchanged.
+    Call it inside a tensor program; ``a`` itself is left unchanged. Differentiable where
+    ``a`` has full rank.
     """
-    a = copy(a)
+    source = a
+    a = copy(a.detach_grad())
     m, n = a.shape
     q = zeros([m, n])
     r = zeros([n, n])
@@ -63,4 +68,6 @@ def qr(a: Tensor) -> tuple[Tensor, Tensor]:
         a[p, k] -= q[p, i] * r[i, k]
     r[n - 1, n - 1] = alg.norm(a[j, n - 1])
     q[j, n - 1] = a[j, n - 1] / r[n - 1, n - 1]
-    return q, r
+    r_inverse = inv(r)  # (read by the gradient only: dropped where none is asked for)
+    return (attach(q, "linalg.qr_q", [source], [r, r_inverse]),
+            attach(r, "linalg.qr_r", [source], [q, r_inverse]))

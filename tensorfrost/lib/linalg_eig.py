@@ -179,14 +179,15 @@ def svd(a) -> tuple[Tensor, Tensor, Tensor]:
     small singular values to high relative accuracy). With k = min(m, n), returns ``U``
     [..., m, k] with orthonormal columns, ``S`` [..., k] descending and non-negative, and
     ``Vh`` [..., k, n] with orthonormal rows (signs of singular vector pairs may differ
-    from numpy's; a zero singular value gives a zero column of ``U``)::
+    from numpy's; a zero singular value gives a zero column of ``U``). Differentiable
+    where the singular values are distinct and nonzero::
 
         U, S, Vh = tf.linalg.svd(A)
     """
     stack = Stack(a, "tf.linalg.svd: a")
     count, m, n = stack.count, stack.rows, stack.cols
     k = minimum(m, n)
-    columns, norms, right = _svd3(stack.values, count, m, n)
+    columns, norms, right = _svd3(stack.values.detach_grad(), count, m, n)
     source = _sorted_order(norms, count, n, descending=True)
     b, j = index_grid([0, 0], [count, k])
     values = norms[b, source[b, j]]
@@ -195,4 +196,7 @@ def svd(a) -> tuple[Tensor, Tensor, Tensor]:
     u = select(norm > 0.0, column / norm, 0.0)
     b, j, c = index_grid([0, 0, 0], [count, k, n])
     vh = right[b, c, source[b, j]]
+    u, values, vh = (attach(u, "linalg.svd_u", [stack.values], [values, vh]),
+                     attach(values, "linalg.svd_s", [stack.values], [u, vh]),
+                     attach(vh, "linalg.svd_vh", [stack.values], [u, values]))
     return stack.restore(u, [m, k]), stack.restore(values, [k]), stack.restore(vh, [k, n])

@@ -109,6 +109,84 @@ def _eigh_vectors(ad, g):
     return [None, vectors @ (factor * (transposed(vectors) @ g)) @ transposed(vectors), None]
 
 
+def _upper_mirrored(a: Tensor) -> Tensor:
+    """The symmetric matrices that the upper triangles of ``a`` ([..., n, n]) define."""
+    i, k = indices(a.shape)[-2:]
+    return select(i <= k, a, transposed(a))
+
+
+# QR (A = QR, Q [m, n] with orthonormal columns, R [n, n] upper triangular, m >= n): with
+# M = G_R R^T - Q^T G_Q, dA = (G_Q + Q mirror(M)) R^-T, mirror taking M's upper triangle to
+# both (from Q^T dQ skew and dR R^-1 upper triangular). Split by output, it is linear in each.
+
+
+def _qr_q(ad, g):
+    """Operands (Q, A, R, R^-1)."""
+    q = ad.y
+    r = attach(ad.x(2), "linalg.qr_r", [ad.x(1)], [q, ad.x(3)])
+    r_inverse = attach(ad.x(3), "linalg.inv", [r])
+    return [None, (g - q @ _upper_mirrored(transposed(q) @ g)) @ transposed(r_inverse), None, None]
+
+
+def _qr_r(ad, g):
+    """Operands (R, A, Q, R^-1)."""
+    r = ad.y
+    q = attach(ad.x(2), "linalg.qr_q", [ad.x(1)], [r, ad.x(3)])
+    r_inverse = attach(ad.x(3), "linalg.inv", [r])
+    return [None, q @ _upper_mirrored(g @ transposed(r)) @ transposed(r_inverse), None, None]
+
+
+# Thin SVD (A = U S Vh, batched [B, ...]; Townsend's form, split by output): with
+# F_ij = 1 / (s_j^2 - s_i^2) off the diagonal (0 where the values are equal: their vectors
+# are not differentiable) and 1 / s taken as 0 for a zero singular value,
+#   from U:  U (F o (U^T G - G^T U)) S Vh + (G - U U^T G) S^-1 Vh
+#   from S:  U diag(G) Vh
+#   from Vh: U S (F o (Vh G^T - G Vh^T)) Vh + U S^-1 (G - G Vh^T Vh)
+
+
+def _gaps_inverse(s: Tensor) -> Tensor:
+    squares = s * s
+    gap = alg.unsqueeze(squares, -2) - alg.unsqueeze(squares, -1)
+    equal = gap == 0.0
+    # Divide by 1 where the gap is 0, so that the gradient of the discarded quotient is 0, not NaN.
+    return select(equal, 0.0, 1.0 / select(equal, 1.0, gap))
+
+
+def _inverse_or_zero(s: Tensor) -> Tensor:
+    zero = s == 0.0
+    return select(zero, 0.0, 1.0 / select(zero, 1.0, s))
+
+
+def _svd_u(ad, g):
+    """Operands (U, A, S, Vh)."""
+    u = ad.y
+    s = attach(ad.x(2), "linalg.svd_s", [ad.x(1)], [u, ad.x(3)])
+    vh = attach(ad.x(3), "linalg.svd_vh", [ad.x(1)], [u, ad.x(2)])
+    u_g = transposed(u) @ g
+    inner = _gaps_inverse(s) * (u_g - transposed(u_g)) * alg.unsqueeze(s, -2)
+    outside = (g - u @ u_g) * alg.unsqueeze(_inverse_or_zero(s), -2)
+    return [None, (u @ inner + outside) @ vh, None, None]
+
+
+def _svd_s(ad, g):
+    """Operands (S, A, U, Vh)."""
+    u = attach(ad.x(2), "linalg.svd_u", [ad.x(1)], [ad.y, ad.x(3)])
+    vh = attach(ad.x(3), "linalg.svd_vh", [ad.x(1)], [ad.x(2), ad.y])
+    return [None, (u * alg.unsqueeze(g, -2)) @ vh, None, None]
+
+
+def _svd_vh(ad, g):
+    """Operands (Vh, A, U, S)."""
+    vh = ad.y
+    u = attach(ad.x(2), "linalg.svd_u", [ad.x(1)], [ad.x(3), vh])
+    s = attach(ad.x(3), "linalg.svd_s", [ad.x(1)], [ad.x(2), vh])
+    vh_g = vh @ transposed(g)
+    inner = alg.unsqueeze(s, -1) * (_gaps_inverse(s) * (vh_g - transposed(vh_g))) @ vh
+    outside = alg.unsqueeze(_inverse_or_zero(s), -1) * (g - (g @ transposed(vh)) @ vh)
+    return [None, u @ (inner + outside), None, None]
+
+
 for _name, _rule in (("inv", _inv), ("solve", _solve), ("log_abs_det", _log_abs_det), ("det", _det),
-                     ("cholesky", _cholesky), ("eigh_values", _eigh_values), ("eigh_vectors", _eigh_vectors)):
+                     ("cholesky", _cholesky), ("eigh_values", _eigh_values), ("eigh_vectors", _eigh_vectors),
+                     ("qr_q", _qr_q), ("qr_r", _qr_r), ("svd_u", _svd_u), ("svd_s", _svd_s), ("svd_vh", _svd_vh)):
     register_library_rule("linalg." + _name, _rule)

@@ -17,13 +17,8 @@ a ``tf.TensorMemory`` outside); assigning a tensor to it replaces the value.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import re
-import stat
-import tempfile
-import zipfile
 
 import numpy as np
 
@@ -32,6 +27,7 @@ from ..ir.errors import ArgumentError, CheckpointError, ShapeError, TensorFrostE
 from ..runtime import TensorMemory, as_array, tensor
 from ..tracing.api import input as tf_input
 from ..tracing.tensor import Tensor
+from .checkpoint import atomic_write, read_npz, write_npz
 from .program import ModuleProgram
 
 _STRUCTURE = [0]  # counts changes of any module's members (not of their values)
@@ -108,16 +104,24 @@ class Parameter:
                                    f"tf.tensor or a numpy array outside), got {type(value).__name__}")
         if value.dtype is not self.dtype:
             raise TensorFrostError(f"parameter '{name}': declared dtype {self.dtype.name}, got {value.dtype.name}")
-        rank = value.ndim
-        if rank != len(self.shape):
+        if value.ndim != len(self.shape):
             raise ShapeError(f"parameter '{name}': declared shape {self.shape} (rank {len(self.shape)}), got "
-                             f"a tensor of rank {rank}")
-        if isinstance(value, TensorMemory):
-            for axis, (want, have) in enumerate(zip(self.shape, value.shape)):
-                if isinstance(want, int) and want >= 0 and want != have:
-                    raise ShapeError(f"parameter '{name}': declared shape {self.shape}, got a tensor of shape "
-                                     f"{list(value.shape)} (shape[{axis}] differs)")
+                             f"a tensor of rank {value.ndim}")
+        problem = self.shape_problem(value.shape, name) if isinstance(value, TensorMemory) else None
+        if problem is not None:
+            raise ShapeError(problem)
         self.value = value
+
+    def shape_problem(self, shape, name: str) -> str | None:
+        """Why a tensor of ``shape`` cannot be the value of this parameter (called ``name``), or None."""
+        if len(shape) != len(self.shape):
+            return (f"parameter '{name}': declared shape {self.shape} (rank {len(self.shape)}), got a tensor of "
+                    f"rank {len(shape)}")
+        for axis, (want, have) in enumerate(zip(self.shape, shape)):
+            if isinstance(want, int) and want >= 0 and want != have:
+                return (f"parameter '{name}': declared shape {self.shape}, got a tensor of shape {list(shape)} "
+                        f"(shape[{axis}] differs)")
+        return None
 
     def __repr__(self) -> str:
         grad = "" if self.requires_grad else ", requires_grad=False"
@@ -422,27 +426,24 @@ class Module:
                                        "(save modules outside tensor programs)")
             arrays[name] = value.numpy
         if hasattr(path, "write"):  # an open file: the caller owns its atomicity
-            _write_npz(path, arrays)
+            write_npz(path, arrays)
             return
         path = os.fspath(path)
-        atomic_write(path if path.endswith(".npz") else path + ".npz", lambda f: _write_npz(f, arrays))
+        atomic_write(path if path.endswith(".npz") else path + ".npz", lambda f: write_npz(f, arrays))
 
     def load(self, path) -> Module:
         """Read the values written by ``save`` (same parameter names), as new tensors. A file
         that is not such an archive (damaged, cut short, another format) or does not match the
-        module raises a ``CheckpointError`` that names it, and leaves the module unchanged."""
+        module raises a ``CheckpointError`` that names it, and leaves the module unchanged; what
+        does not match is found from the members' headers, before any values are read
+        (tensorfrost/nn/checkpoint.py)."""
         if not hasattr(path, "read"):
             path = os.fspath(path)
             if not os.path.exists(path) and os.path.exists(path + ".npz"):  # save("m") wrote m.npz
                 path += ".npz"
         where = f"{type(self).__name__}.load({path!s})"
         params = dict(self._walk())
-        arrays = _read_npz(path, where)
-        missing = [n for n in params if n not in arrays]
-        extra = [n for n in arrays if n not in params]
-        if missing or extra:
-            raise CheckpointError(f"{where}: the file does not match the module (missing: {missing or 'none'}; "
-                                  f"unexpected: {extra or 'none'})")
+        arrays = read_npz(path, params, where)
         previous = [(param, param.value) for param in params.values()]
         try:
             for name, param in params.items():
@@ -461,126 +462,3 @@ class Module:
             frozen = "" if param.trainable else " (not trained)"
             lines.append(f"  {name}: {param.dtype.name}{shape}{frozen}")
         return "\n".join(lines + [")"])
-
-
-def _write_npz(file, arrays: dict) -> None:
-    """What ``np.savez`` writes (an uncompressed zip of ``.npy`` members), but taking the
-    names as a dict: a parameter called ``file`` is no keyword clash, and no pickles."""
-    with zipfile.ZipFile(file, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
-        for name, array in arrays.items():
-            with archive.open(name + ".npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
-
-
-def _read_npz(path, where: str) -> dict:
-    """{name: array} of every member of an ``.npz`` file; a CheckpointError for anything but
-    a readable archive of plain arrays (OSErrors such as a missing file stay as they are)."""
-    if not hasattr(path, "read"):
-        with open(path, "rb") as f:
-            head = f.read(6)
-        if not head:
-            raise CheckpointError(f"{where}: the file is empty (0 bytes), not an .npz archive written by Module.save")
-        if head.startswith(b"\x93NUMPY"):
-            raise CheckpointError(f"{where}: the file holds a single numpy array (.npy), not the .npz archive that "
-                                  "Module.save writes")
-        if not head.startswith(b"PK"):
-            raise CheckpointError(f"{where}: the file is not an .npz archive (it starts with {head!r}); Module.save "
-                                  "writes numpy .npz files")
-    try:
-        data = np.load(path, allow_pickle=False)
-        if not isinstance(data, np.lib.npyio.NpzFile):
-            raise CheckpointError(f"{where}: the file is not an .npz archive; Module.save writes numpy .npz files")
-        with data:
-            return {name: data[name] for name in data.files}
-    except (OSError, MemoryError, CheckpointError):
-        raise
-    except Exception as exc:  # EOFError, zipfile.BadZipFile, ValueError, zlib.error: what numpy meets
-        raise CheckpointError(f"{where}: the file is a damaged or incomplete .npz archive (cut short, or not "
-                              f"written by Module.save): {type(exc).__name__}: {exc}") from exc
-
-
-def atomic_write(path: str, write) -> None:
-    """Create or replace the file ``path`` with what ``write(binary_file)`` writes, so that a
-    reader (or a crash at any moment, SIGKILL included) sees the old complete file or the new
-    complete one: a temporary file in the same directory, flushed and fsynced, renamed over
-    ``path``. A temporary file left by a killed process is removed by the next save of the
-    same path (its name holds the writer's process id; it is removed once that has ended)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    stem = os.path.basename(path)[:100]  # (the temporary name must stay under NAME_MAX)
-    _remove_stale_temporaries(directory, stem)
-    fd, temporary = tempfile.mkstemp(prefix=f".{stem}.{os.getpid()}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fchmod(f.fileno(), _file_mode(path))  # mkstemp's 0600, unless the file was private
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    try:  # the rename itself survives a power cut once the directory is synced
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass  # some file systems cannot sync directories
-    finally:
-        os.close(dir_fd)
-
-
-def temporary_files(path: str) -> list:
-    """The temporary files ``atomic_write`` may have left for ``path`` (full paths)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    stem = os.path.basename(path)[:100]
-    return [os.path.join(directory, n) for n, _ in _temporaries(directory, stem)]
-
-
-def _temporaries(directory: str, stem: str):
-    pattern = re.compile(rf"\.{re.escape(stem)}\.(\d+)\.[A-Za-z0-9_]+\.tmp")
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return
-    for name in names:
-        match = pattern.fullmatch(name)
-        if match:
-            yield name, int(match.group(1))
-
-
-def _remove_stale_temporaries(directory: str, stem: str) -> None:
-    for name, pid in list(_temporaries(directory, stem)):
-        if not _process_exists(pid):
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(directory, name))
-
-
-def _process_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # (someone else's process)
-    return True
-
-
-def _file_mode(path: str) -> int:
-    """The permissions the saved file gets: those of the file it replaces, else what ``open``
-    would give a new file (0666 less the umask)."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        pass
-    umask = 0o022
-    try:
-        with open("/proc/self/status") as f:  # reading the umask without setting it (threads)
-            for line in f:
-                if line.startswith("Umask:"):
-                    umask = int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0o666 & ~umask

@@ -94,7 +94,8 @@ class Sweep:
         self.buffers: dict[Node, Tensor] = {}  # adjoint buffers (variables, memory, loop inputs)
         self.aliases: dict[Node, Node] = {}  # recomputed variable -> the variable it stands for
         # Nodes on a path from a wrt to the loss: nothing else needs a gradient.
-        self.depends = control.depends_on(program, wrts) & control.influences(program, loss)
+        self.influence = control.influences(program, loss)
+        self.depends = control.depends_on(program, wrts) & self.influence
         self.wrts = set(wrts)
         # Each wrt's gradient, taken where the sweep reaches its definition (every use is
         # after it, so it is complete there); the sweep goes on past it to the wrts upstream.

@@ -136,18 +136,21 @@ def _bound_by_trips(program: Program, loop: Node) -> None:
     """A loop that ``break`` leaves makes as many trips on the gradient path as it made:
     a first run without the tape counts them (per element, then the most), and the taped
     run makes that many. (A ``while`` is bounded only by 2**31 - 1, far more rows than a
-    tape can hold.) The counting run writes no memory and updates copies of the variables."""
+    tape can hold.) The counting run updates copies of the variables and of the memory the
+    loop updates in place (and its own memory), and writes no other memory."""
     jumps = [n for n in walk(loop.body) if n.op.jump and n.enclosing_loop() is loop]
     if not any(j.op is BREAK for j in jumps):
         return
     # Every per-element jump makes elements take their own paths to a break.
     conditions = [o.args[0] for j in jumps for o in j.owner_chain() if o.op is IF and o.is_inside(loop)]
     shape = max((c.shape for c in conditions), key=len, default=())
-    variables, _, _ = _outer_writes(loop)
+    variables, written, loaded = _outer_writes(loop)
+    variables += [m for m in written if m in loaded]  # memory updated in place can decide the break
     builder = Builder(program, loop.scope)
     staged: list[Node] = []
     with builder.inside(loop.scope, staged), using(builder):
         mapping = {v: builder.make("copy", [v], dtype=v.dtype, shape=v.shape) for v in variables}
+        copies = set(mapping.values())
         trips = builder.const(0, dt.int32, shape)
         counting = builder.make("loop", list(loop.args), dtype=loop.dtype, shape=loop.shape)
         counting.body = Scope(counting)
@@ -155,7 +158,8 @@ def _bound_by_trips(program: Program, loop: Node) -> None:
         with builder.inside(counting.body):
             builder.make("set", [trips, (Tensor(trips) + 1).node], shape=shape)
             _clone([n for n in loop.body.nodes], mapping, builder)
-        _drop(counting.body, {n for n in walk(counting.body) if is_write(n) and n.op is not SET})
+        inside = set(walk(counting.body))
+        _drop(counting.body, {n for n in inside if is_write(n) and n.args[0] not in copies | inside | {trips}})
         most = Tensor(trips) * 1
         while most.node.rank > 1:
             most = alg.reduce_max(most, axis=0)
@@ -269,13 +273,11 @@ def _outer_writes(block: Node):
     return variables, written, loaded
 
 
-def _check_in_place(sweep, block: Node, written, loaded) -> None:
-    for memory in written:
-        if memory in loaded and memory in sweep.depends:
-            where = next(n for n in walk(block.body) if is_write(n) and n.args[0] is memory)
-            raise TraceError(f"'{memory.name or memory.label}' is read and written by index inside a loop or "
-                             "condition that is differentiated; its earlier values would be needed by the "
-                             "gradient. Write the results to a new tensor instead", where.location)
+def _updated_in_place(sweep, written, loaded) -> list[Node]:
+    """Memory a block both reads and writes by index whose values the gradient can need (its
+    floats on the gradient path, or ints that index them): each trip must be recomputed
+    from the contents it started with, so a loop tapes them like its variables."""
+    return [m for m in written if m in loaded and sweep.resolve(m) in sweep.influence]
 
 
 def _free_values(sweep, block: Node) -> list[Node]:
@@ -313,8 +315,11 @@ def _reverse_body(sweep, block: Node, mapping: dict, local_of: dict) -> None:
     known = dict(mapping)
     clones = _clone(block.body.nodes, mapping, builder)
     for original, clone in mapping.items():
-        if original in sweep.depends and original not in known:
-            sweep.depends.add(clone)
+        if original not in known:
+            if original in sweep.depends:
+                sweep.depends.add(clone)
+            if original in sweep.influence:
+                sweep.influence.add(clone)
     for variable, local in local_of.items():
         if variable in sweep.depends:
             sweep.depends.add(local)
@@ -339,9 +344,9 @@ def reverse_loop(sweep, loop: Node) -> None:
     if any(a.rank for a in loop.args):
         raise TraceError("gradients through a tf.loop with per-element bounds are not supported", loop.location)
     variables, written, loaded = _outer_writes(loop)
-    _check_in_place(sweep, loop, written, loaded)
+    variables += _updated_in_place(sweep, written, loaded)
     builder = sweep.builder
-    # Forward: a tape of each updated variable, one row per iteration.
+    # Forward: a tape of each updated variable (and memory updated in place), one row per iteration.
     staged: list[Node] = []
     with builder.inside(loop.scope, staged):
         count = maximum(-((Tensor(begin) - Tensor(end)) // Tensor(step)), 0)
@@ -382,8 +387,7 @@ def reverse_loop(sweep, loop: Node) -> None:
 
 
 def reverse_if(sweep, block: Node) -> None:
-    variables, written, loaded = _outer_writes(block)
-    _check_in_place(sweep, block, written, loaded)
+    variables, _, _ = _outer_writes(block)  # (memory it reads is snapshotted with the variables it reads)
     builder = sweep.builder
     staged: list[Node] = []
     with builder.inside(block.scope, staged):

@@ -9,6 +9,7 @@ and every break/continue is in the same kernel as its loop (or both are host cod
 
 from __future__ import annotations
 
+from ..emit.names import ascii_name
 from ..ir.errors import InternalError
 from ..ir.node import Node, Program, walk
 from ..ir.ops import ALLOC, CONST, INPUT, KERNEL, LOAD, LOOP, SET
@@ -61,12 +62,13 @@ def _check_jump(node: Node) -> None:
 def run(program: Program) -> Program:
     mutable = mutable_nodes(program)
     count = 0
+    stem = ascii_name(program.name, "program")  # kernel names are identifiers of the generated code
     for node in program.walk():
         if node.op.jump:
             _check_jump(node)
         if node.op is KERNEL:
             node.attrs["index"] = count
-            node.attrs["name"] = f"{program.name}_k{count}"
+            node.attrs["name"] = f"{stem}_k{count}"
             count += 1
             _collect(node, mutable)
     return program

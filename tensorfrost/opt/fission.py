@@ -1,5 +1,8 @@
 """Kernel fission: a kernel that touches more buffers than the target can bind in one
-shader runs as several kernels, one after another.
+shader, or holds more operations that drivers expand into long code (sin, exp, pow: op-table
+cost ``EXPANDED_COST`` or more) than ``SHADER_EXPANDED_OPS``, runs as several kernels, one
+after another. (llvmpipe's compile time grows with the square of their number in a shader:
+100 sins took 0.9 s, 1,000 took 22 s and 3,000, a Python loop unrolled by tracing, 257 s.)
 
 Fusion never lets one element of a kernel read what another element writes (except through
 atomics), so running the statements of the kernel body in consecutive dispatches, each
@@ -13,15 +16,27 @@ the driver's storage-block limit), and only on kernels that read a buffer they w
 that have an output whose slice alone needs too many buffers: the others the backend
 splits by recomputing each output's slice, which needs no buffers.
 Guarantees afterwards: every such kernel whose top level can be cut touches at most
-``max_buffers`` buffers.
+``max_buffers`` buffers, and holds at most ``SHADER_EXPANDED_OPS`` expanded operations where
+no single top-level statement holds more.
 """
 
 from __future__ import annotations
 
+import warnings
+
 from ..ir import dtypes as dt
+from ..ir.errors import warning_level
 from ..ir.node import Node, Program, walk
-from ..ir.ops import CONST, DIM_ID, KERNEL, LOAD, OPS, SET
+from ..ir.ops import CONST, DIM_ID, ELEMENTWISE, KERNEL, LOAD, OPS, SET
 from .analysis import backward_slice, is_write, slice_buffers
+
+EXPANDED_COST = 8.0  # sin, cos, exp, log, pow, atan2...: the driver's code for each is long
+SHADER_EXPANDED_OPS = 64  # per shader: about 0.5 s of llvmpipe's compiler
+
+
+def expanded_ops(node: Node) -> int:
+    """Operations of ``node`` and its body that drivers expand into long code."""
+    return sum(1 for n in node.subtree() if n.op.kind == ELEMENTWISE and n.op.cost >= EXPANDED_COST)
 
 
 def _make(op: str, args=(), dtype=None, shape=(), attrs=None, name=None) -> Node:
@@ -54,19 +69,27 @@ class _Fission:
             for n in [node, *(walk(node.body) if node.body is not None else ())]:
                 used.update(a for a in n.args if a in self.index and a is not node)
             self.reads.append(used)
+        self.readers: dict[Node, list[int]] = {}  # top-level value -> the positions that read it
+        for k, used in enumerate(self.reads):
+            for value in used:
+                self.readers.setdefault(value, []).append(k)
+        self.expanded = [expanded_ops(node) for node in self.top]
 
     def parts(self) -> list[list[int]] | None:
-        """Consecutive ranges of top-level positions, each within the limit; None if the
+        """Consecutive ranges of top-level positions, each within the limits; None if the
         kernel fits or cannot be cut."""
         movable = [k for k, n in enumerate(self.top) if not _free(n, self.mutable)]
-        if len(set().union(*(_memory(self.top[k]) for k in movable))) <= self.limit:
+        if len(set().union(*(_memory(self.top[k]) for k in movable))) <= self.limit and \
+                sum(self.expanded) <= SHADER_EXPANDED_OPS:
             return None
-        parts, current = [], []
+        parts, current, expanded = [], [], 0
         for k in movable:
-            if current and self._cost(current + [k]) > self.limit:
+            too_many = expanded + self.expanded[k] > SHADER_EXPANDED_OPS
+            if current and (too_many or self._cost(current + [k]) > self.limit):
                 parts.append(current)
-                current = []
+                current, expanded = [], 0
             current.append(k)
+            expanded += self.expanded[k]
         parts.append(current)
         return parts if len(parts) > 1 and all(self._cost(p) <= self.limit for p in parts) else None
 
@@ -77,8 +100,7 @@ class _Fission:
         memory = set().union(*(_memory(self.top[k]) for k in part))
         taken = {v for k in part for v in self.reads[k]
                  if self.index[v] < first and not _free(v, self.mutable)}
-        passed = {self.top[k] for k in part for j in range(last + 1, len(self.top))
-                  if self.top[k] in self.reads[j]}
+        passed = {self.top[k] for k in part if self.readers.get(self.top[k], [-1])[-1] > last}
         return len(memory) + len(taken) + len(passed)
 
     def apply(self, parts: list[list[int]]) -> list[Node]:
@@ -87,8 +109,7 @@ class _Fission:
         part_of = {k: p for p, part in enumerate(parts) for k in part}
         crossing = []
         for k, node in enumerate(self.top):
-            if k in part_of and any(part_of.get(j, part_of[k]) != part_of[k] for j, used in enumerate(self.reads)
-                                    if node in used):
+            if k in part_of and any(part_of.get(j, part_of[k]) != part_of[k] for j in self.readers.get(node, ())):
                 crossing.append(node)
         buffers = {v: _make("alloc", dtype=v.dtype, shape=self.kernel.shape, name=v.name or "part")
                    for v in crossing}
@@ -177,12 +198,14 @@ def run(program: Program) -> Program:
         return program
     mutable = {n.args[0] for n in program.walk() if is_write(n)}
     for kernel in [n for n in program.walk() if n.op is KERNEL]:
-        if not _needs_fission(kernel, limit):
+        if not _needs_fission(kernel, limit) and expanded_ops(kernel) <= SHADER_EXPANDED_OPS:
             continue
         fission = _Fission(kernel, limit, mutable)
         parts = fission.parts()
         if parts is None:
             continue
+        if sum(fission.expanded) > 4 * SHADER_EXPANDED_OPS:
+            _warn_large(program, sum(fission.expanded), len(parts))
         replacement = fission.apply(parts)
         scope = kernel.scope
         position = scope.nodes.index(kernel)
@@ -190,3 +213,11 @@ def run(program: Program) -> Program:
             node.scope = scope
         scope.nodes[position:position + 1] = replacement
     return program
+
+
+def _warn_large(program: Program, count: int, parts: int) -> None:
+    warnings.warn(f"tensorfrost: a kernel of {program.name} holds {count} operations that shader compilers expand "
+                  f"into long code (sin, exp, pow...), so it runs as {parts} shaders; their first run compiles them "
+                  "all (llvmpipe: about 8 ms for each such operation). Such code usually comes from a Python loop "
+                  "unrolled while tracing (a for over Python ints, tf.static_range); tf.loop, or range(...) in a "
+                  "kernel program, keeps it one loop", stacklevel=warning_level())

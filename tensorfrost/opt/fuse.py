@@ -17,7 +17,9 @@ writes, joins the cluster of its body's shape and runs inside the kernel; otherw
 stays on the host and its body's clusters become kernels it dispatches.
 
 Scalar (shape ``[]``) values that depend only on dims, constants and host loop counters
-are *host* values: computed by the host program and passed to kernels as uniforms.
+are *host* values: computed by the host program and passed to kernels as uniforms. Every
+scalar that a size or a check needs is one: the host reads what it cannot compute (a
+rank-0 input, a sum a kernel computes) before it needs it (``host_values.read_for_host``).
 
 Guarantees afterwards: every node that is not a host value, host bookkeeping, or a host
 loop/if is inside exactly one ``kernel`` node whose shape is the thread grid.
@@ -30,7 +32,6 @@ from dataclasses import dataclass
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope, walk
 from ..ir.ops import (
-    ASSERT,
     BREAK,
     CONST,
     CONTINUE,
@@ -48,6 +49,7 @@ from ..ir.ops import (
 )
 from ..ir.shapes import shapes_equal
 from .analysis import OWN, apart, is_memory, is_write, mutable_nodes, place, value_place
+from .host_values import dim_cones, read_for_host
 from .masking import guard_block, mask_loop, per_element_conditions, uniform_bounds
 
 
@@ -77,8 +79,12 @@ class _Fusion:
     def __init__(self, program: Program):
         self.program = program
         self.mutable = mutable_nodes(program)
-        self.host_needed = _dim_cones(program)
+        self.host_needed = dim_cones(program)
         self.host = self._host_values()
+        if read_for_host(program, self.host, self.mutable):
+            self.mutable = mutable_nodes(program)
+            self.host_needed = dim_cones(program)
+            self.host = self._host_values()
         self.deferred: set[Node] = set()  # declarations that join the cluster of their first use
         self.plans: dict[Node, list] = {}  # host loops and ifs: the plan of their body, made once
 
@@ -205,13 +211,13 @@ class _Fusion:
     def _fused_shape(self, node: Node, body: list):
         """The kernel shape a loop/if can run inside, or None if it must stay on the host.
         Host work in the body (scalar arithmetic, loops over variables defined in the body)
-        runs per element inside the kernel; checks, and writes to host variables defined
-        outside, keep the loop on the host."""
+        runs per element inside the kernel; checks, writes to host variables defined
+        outside, and sizes (a kernel's grid is known before it runs) keep it on the host."""
         shapes = []
         for item in body:
             if item.kind == "control" and not self._runs_per_element(item.node, node):
                 return None
-            if item.kind == "host" and (_bookkeeping(item.node) or
+            if item.kind == "host" and (_bookkeeping(item.node) or self._computes_size(item.node) or
                                         (is_write(item.node) and not item.node.args[0].is_inside(node))):
                 return None
             if item.kind == "device":
@@ -232,6 +238,10 @@ class _Fusion:
                 self.plans.pop(item.node, None)
         return grid
 
+    def _computes_size(self, node: Node) -> bool:
+        """A host value that a size or a check needs (a constant is written into the code)."""
+        return node in self.host_needed and (node.op is not CONST or node in self.mutable)
+
     def _apart_per_element(self, node: Node, grid) -> bool:
         """True if a loop or if can run each element's copy of it in one kernel: no element
         reads, in its condition or bounds or (a loop) in any trip, a place that another
@@ -249,7 +259,7 @@ class _Fusion:
         """A host loop/if inside ``outer`` that only does scalar work on variables of
         ``outer``'s body, so each element can run it."""
         for inner in walk(control.body):
-            if _bookkeeping(inner) or inner.op is KERNEL:
+            if _bookkeeping(inner) or inner.op is KERNEL or self._computes_size(inner):
                 return False
             if is_write(inner) and not inner.args[0].is_inside(outer):
                 return False
@@ -473,13 +483,9 @@ class _Fusion:
                                      "its body fuses into one kernel", inner.location)
 
 
-
-
 def _leaves(block: Node, loop: Node) -> bool:
     """True if a break/continue inside ``block`` jumps out of ``loop``."""
     return any(n.op.jump and n.enclosing_loop() is loop for n in walk(block.body))
-
-
 
 
 def _bookkeeping(node: Node) -> bool:
@@ -491,22 +497,6 @@ def _orders_host(node: Node) -> bool:
     """Host items that must stay between the kernels around them: writes of host variables,
     reads of memory, debug regions, and break/continue (what follows them must not run)."""
     return is_write(node) or node.op in (LOAD, REGION, BREAK, CONTINUE)
-
-
-def _dim_cones(program: Program) -> set[Node]:
-    """Scalar nodes that shapes and run-time checks are computed from: the host must know them."""
-    needed: set[Node] = set()
-    stack = [d for n in program.walk() for d in (n.args if n.op is ASSERT else n.shape)]
-    while stack:
-        node = stack.pop()
-        if node in needed or node.rank != 0:
-            continue
-        needed.add(node)
-        if node.op.kind == "elementwise":
-            stack.extend(node.args)
-        elif node.op is LOAD:
-            stack.extend(node.args[1:])
-    return needed
 
 
 def _is_atomic(key) -> bool:

@@ -6,6 +6,7 @@ Guarantees afterwards:
   loads (or recomputed producers) at remapped indices;
 - every operand of an elementwise op, and every value and index operand of a load,
   store, scatter or set, has exactly the shape of that node or is a scalar;
+- every index operand of a load, store or scatter is an int32;
 - every load reads memory (an input, a buffer, or a mutable node); loads of computed
   values were replaced by recomputing them at the index, or load from them (fusion then
   stores them in a buffer).
@@ -38,6 +39,14 @@ class _Lowering:
     def run(self) -> Program:
         return self.rb.run(self.visit)
 
+    def int_index(self, index: Node) -> Node:
+        """``index`` as an int32. A uint32 saturates at INT32_MAX first: a value of 2**31 or
+        more is past the end of every dim (clamped to the last element), not negative."""
+        if index.dtype is not dt.uint32:
+            return index
+        largest = self.b.const(2**31 - 1, dt.uint32)
+        return self.b.cast(self.b.elementwise("min", [index, largest]), dt.int32)
+
     # -- dispatch ------------------------------------------------------------------------------
 
     def visit(self, node: Node):
@@ -53,7 +62,7 @@ class _Lowering:
             return None
         op = node.op
         if op is LOAD:
-            node.args[1:] = [self.broadcast(i, node.shape) for i in node.args[1:]]
+            node.args[1:] = [self.broadcast(self.int_index(i), node.shape) for i in node.args[1:]]
             memory = node.args[0]
             if not is_memory(memory, self.info.mutable):
                 index = [self.rx.clamp_index(i, d) for i, d in zip(node.args[1:], memory.shape)]
@@ -61,7 +70,8 @@ class _Lowering:
         elif op is SET:
             node.args[1] = self.broadcast(node.args[1], node.args[0].shape)
         elif op.writes:  # a store or a scatter
-            node.args[1:] = [self.broadcast(a, node.shape) for a in node.args[1:]]
+            node.args[1:] = [self.broadcast(a if k == 0 else self.int_index(a), node.shape)
+                             for k, a in enumerate(node.args[1:])]
         elif op is IF:
             target = _written_shape(node)
             cond = node.args[0]

@@ -1,7 +1,9 @@
 """The compiler: named passes run in order, each timed, with IR dumps on request.
 
 Set ``TENSORFROST_DUMP_IR=1`` to print the IR after every pass to stderr, or to a
-directory path to write one file per pass there. A pass that fails is named in the error.
+directory path to write one file per pass there (a directory of yours that no one else can
+write; files are replaced by rename, never written through a link found there: a warning
+says what was not written). A pass that fails is named in the error.
 ``TENSORFROST_VALIDATE=1`` checks the IR's structure after each pass (the tests set it).
 The passes that are optimizations (``OPTIONAL``) are skipped when switched off
 (``TENSORFROST_DISABLE``, tensorfrost/optimizations.py); each counts when it changes a program.
@@ -9,15 +11,19 @@ The passes that are optimizations (``OPTIONAL``) are skipped when switched off
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import sys
 import time
+import warnings
 
 from .. import optimizations
-from ..ir.errors import InternalError, TensorFrostError
+from ..ir.errors import InternalError, TensorFrostError, is_library_file
 from ..ir.node import Node, Program
 from ..ir.printer import format_program
 from ..ir.validate import structure_problem
+from ..private_files import UntrustedError, owned_directory, replace_file
 from . import (
     autodiff,
     cse,
@@ -67,6 +73,8 @@ PASSES = [
 # passes a program means the same without: skipped when their optimization is switched off
 OPTIONAL = {"merge_loops": "merge_loops", "recompute": "recompute", "load_clamps": "load_clamps",
             "hoist": "hoist"}
+NAME_LIMIT = 60  # characters of a program's name in an IR dump's file name
+_REFUSED: set = set()  # IR dump directories already refused (one warning each)
 
 
 def _dump(program: Program, stage: str, index: int) -> None:
@@ -77,9 +85,38 @@ def _dump(program: Program, stage: str, index: int) -> None:
     if target == "1":
         sys.stderr.write(text)
         return
-    os.makedirs(target, exist_ok=True)
-    with open(os.path.join(target, f"{program.name}.{index:02d}.{stage}.txt"), "w") as f:
-        f.write(text)
+    if target in _REFUSED:
+        return
+    # Written as the compile cache writes: into a directory of ours, never through a link
+    try:
+        directory = owned_directory(target)
+    except UntrustedError as why:
+        _REFUSED.add(target)
+        warnings.warn(f"tensorfrost: TENSORFROST_DUMP_IR={target!r}: not writing IR dumps there: {why}. Set it to "
+                      "a directory that only you own and can write (or to 1 for stderr)", stacklevel=_user_level())
+        return
+    try:
+        replace_file(directory, f"{_file_name(program.name)}.{index:02d}.{stage}.txt",
+                     text.encode("utf-8", "backslashreplace"))
+    except UntrustedError as why:
+        warnings.warn(f"tensorfrost: TENSORFROST_DUMP_IR: IR dump not written: {why}", stacklevel=_user_level())
+
+
+def _user_level() -> int:
+    """The ``stacklevel`` of the innermost caller outside tensorfrost (whose line a warning shows)."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and is_library_file(frame.f_code.co_filename):
+        level, frame = level + 1, frame.f_back
+    return level
+
+
+def _file_name(name: str) -> str:
+    """``name`` as part of a file name: no path separator, under the file system's limit;
+    a name that had to change keeps a hash of itself, so two programs stay two files."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:NAME_LIMIT] or "program"
+    if safe != name:
+        safe += "-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return safe
 
 
 def _culprit(exc: Exception):

@@ -14,14 +14,19 @@ from ..ir.node import Node, Scope
 from ..ir.ops import DIM_ID, INPUT, INPUT_DIM, LOAD
 from ..ir.shapes import describe_dim, describe_shape, dims_equal, static_value
 from ..ir.widen import sets_in, widen_for_conditions
-from .tensor import Tensor, apply, check_index_dtype, check_shape_list, node_of
+from .tensor import INTEGER_QUOTIENT, Tensor, apply, check_index_dtype, check_shape_list, node_of
 
 _INPUT_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=\s*[\w.]*input\(")
 
 
 def _dims(shape, what: str) -> tuple:
     builder = current()
-    return tuple(builder.dim(d.node if isinstance(d, Tensor) else d) for d in check_shape_list(shape, what))
+    dims = check_shape_list(shape, what)
+    for d in dims:
+        if isinstance(d, float) or (isinstance(d, Tensor) and d.dtype.is_float):
+            got = f"a {d.dtype!r} tensor" if isinstance(d, Tensor) else repr(d)
+            raise ShapeError(f"{what}: a size must be an integer, got {got}; {INTEGER_QUOTIENT}", user_location())
+    return tuple(builder.dim(d.node if isinstance(d, Tensor) else d) for d in dims)
 
 
 def _require_top_level(what: str) -> None:
@@ -210,7 +215,7 @@ def uniform(node: Node) -> Node:
 def _scalar_int(value, what: str) -> Node:
     node = uniform(node_of(value, dt.int32))
     if not node.dtype.is_integer:
-        raise DTypeError(f"{what}: expected an integer, got {node.dtype!r}", user_location())
+        raise DTypeError(f"{what}: expected an integer, got {node.dtype!r}; {INTEGER_QUOTIENT}", user_location())
     return current().cast(node, dt.int32)
 
 

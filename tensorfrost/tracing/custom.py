@@ -80,7 +80,10 @@ def custom(name: str, inputs, shape=None) -> Tensor:
             raise TraceError(f"tf.custom({name!r}): give a shape for an operation without inputs", user_location())
         shape = tensors[0].shape
     placeholder = zeros(shape, operation.output)
-    result = operation.forward(tensors, placeholder, list(indices(shape)) if placeholder.ndim else [])
+    # Gradients go through the vjp only: the forward's operations (loops updating tensors in
+    # place, say) are not differentiated.
+    detached = [t.detach_grad() for t in tensors]
+    result = operation.forward(detached, placeholder, list(indices(shape)) if placeholder.ndim else [])
     if isinstance(result, (list, tuple)):
         if len(result) != 1:
             raise TraceError(f"tf.custom({name!r}): forward must return a list of one tensor, got {len(result)}",

@@ -29,9 +29,10 @@ from contextlib import contextmanager
 
 from ..ir import dtypes as dt
 from ..ir.errors import ShapeError, TraceError, user_location
+from ..ir.shapes import static_value
 from .api import buffer, indices
 from .helpers import flat_index
-from .tensor import Tensor
+from .tensor import Tensor, node_of
 
 _OPEN: list = []  # the kernels being traced, innermost last
 
@@ -56,19 +57,37 @@ def _product(dims):
 @contextmanager
 def kernel(shape, group_size=None):
     """A kernel over ``shape`` written as per-thread code; the value is the thread's index
-    along each axis (one tensor for a 1-D shape, else a tuple). ``group_size`` (one size per
-    axis, default 1) groups threads for ``group_buffer`` and ``block_thread_index``."""
+    along each axis (one tensor for a 1-D shape, else a tuple). ``group_size`` groups threads
+    for ``group_buffer`` and ``block_thread_index``, as upstream's: its entries are sizes
+    along the last axes, the first entry the last axis (``[BK]`` groups each row of a
+    ``[rows, BK]`` kernel), and axes without one have groups of 1. Without it, upstream's
+    defaults: 256 threads along the last axis (1-D), 16 x 16 (2-D), 8 x 8 x 8 (the last
+    three axes), each no larger than a constant dim."""
     shape = list(shape)
-    group = [1] * len(shape) if group_size is None else list(group_size)
-    if not shape or len(group) != len(shape) or not all(isinstance(g, int) and g > 0 for g in group):
-        raise ShapeError(f"tf.kernel: group_size needs one positive int per axis of the shape ({len(shape)}), "
-                         f"got {group_size!r}", user_location())
+    if not shape:
+        raise ShapeError("tf.kernel: the shape needs at least one axis", user_location())
+    entries = _default_group(shape) if group_size is None else group_size
+    if not isinstance(entries, (list, tuple)) or not 0 < len(entries) <= len(shape) \
+            or not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in entries):
+        raise ShapeError(f"tf.kernel: group_size needs one to {len(shape)} positive ints, sizes along the "
+                         f"last axes of the shape (first entry: the last axis), got {group_size!r}",
+                         user_location())
+    group = [1] * len(shape)
+    for k, size in enumerate(entries):
+        group[len(shape) - 1 - k] = size
     state = _Kernel(shape, group)
     _OPEN.append(state)
     try:
         yield state.indices[0] if len(shape) == 1 else state.indices
     finally:
         _OPEN.pop()
+
+
+def _default_group(shape: list) -> list:
+    """Upstream's group size of a kernel given none, no larger than a dim known now."""
+    entries = {1: [256], 2: [16, 16]}.get(len(shape), [8, 8, 8])
+    known = [static_value(node_of(d, dt.int32)) for d in reversed(shape)]
+    return [min(g, dim) if dim is not None and dim > 0 else g for g, dim in zip(entries, known)]
 
 
 def _current(what: str) -> _Kernel:

@@ -15,6 +15,7 @@ from ..ir.builder import current
 from ..ir.errors import DTypeError, ShapeError, TraceError, user_location
 from ..ir.node import Node
 from ..ir.shapes import describe_shape
+from ..runtime import MAX_RANK
 
 
 class Tensor:
@@ -24,6 +25,9 @@ class Tensor:
     __array_priority__ = 1000  # numpy scalars defer to our operators
 
     def __init__(self, node: Node):
+        if len(node.shape) > MAX_RANK:  # (programs' argument and output slots hold MAX_RANK dims)
+            raise ShapeError(f"a tensor has at most {MAX_RANK} axes, got one of shape {describe_shape(node.shape)} "
+                             f"({len(node.shape)} axes)", user_location())
         self.node = node
 
     # -- description ---------------------------------------------------------------------
@@ -261,6 +265,8 @@ def node_of(value, like: dt.DType | None = None) -> Node:
     if isinstance(value, np.ndarray):
         raise TraceError("numpy arrays cannot be used inside a tensor program; pass them to the "
                          "compiled program as inputs (tf.input)", user_location())
+    if getattr(type(value), "is_unassigned", False):  # a kernel program's name that has no value yet
+        value.fail()
     if type(value).__name__ == "TensorMemory":
         raise TraceError("a runtime tensor (tf.tensor) cannot be used inside a tensor program; "
                          "pass it to the compiled program as an input", user_location())
@@ -289,10 +295,15 @@ def apply(op_name: str, *operands) -> Tensor:
     return Tensor(current().elementwise(op_name, nodes))
 
 
+# A float where an integer must be comes, in a kernel program, mostly from `/`, which is
+# Python's true division there.
+INTEGER_QUOTIENT = "use // for an integer quotient (in a @tf.kernel_program, / gives a float), or tf.int(...)"
+
+
 def check_index_dtype(node: Node, what: str) -> None:
     if not node.dtype.is_integer:
-        raise DTypeError(f"{what}: indices must be int32 or uint32 tensors, got {node.dtype!r} "
-                         f"(convert with tf.int(...))", user_location())
+        raise DTypeError(f"{what}: indices must be int32 or uint32 tensors, got {node.dtype!r}; {INTEGER_QUOTIENT}",
+                         user_location())
 
 
 def check_shape_list(shape, what: str) -> list:

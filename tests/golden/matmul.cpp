@@ -17,7 +17,9 @@ static __attribute__((noinline)) void matmul_k0_rows(const float* __restrict A_0
                     v_8[tf_r][tf_l] = 0.0f;
                 }
             }
+            uint32_t tf_trips_v_9 = 0;
             for (int32_t v_9 = 0; v_9 < A_shape1_6; v_9 += 1) {
+                if ((tf_trips_v_9++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 for (int32_t tf_r = 0; tf_r < 8; tf_r++) {
                     const int32_t i0 = tf_row0 + tf_r;
                     for (int32_t tf_l = 0; tf_l < 32; tf_l++) {
@@ -54,7 +56,9 @@ static __attribute__((noinline)) void matmul_k0_rows(const float* __restrict A_0
                     v_8[tf_r][tf_l] = 0.0f;
                 }
             }
+            uint32_t tf_trips_v_9 = 0;
             for (int32_t v_9 = 0; v_9 < A_shape1_6; v_9 += 1) {
+                if ((tf_trips_v_9++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 for (int32_t tf_r = 0; tf_r < tf_rows; tf_r++) {
                     const int32_t i0 = tf_row0 + tf_r;
                     for (int32_t tf_l = 0; tf_l < tf_lanes; tf_l++) {

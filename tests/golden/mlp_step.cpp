@@ -215,7 +215,9 @@ static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict b
         const int32_t tf_lanes = tf_min_index(32, tf_stop - tf_lane0);
         if (tf_lanes == 32) {
             float v_23 = 0.0f;
+            uint32_t tf_trips_v_24 = 0;
             for (int32_t v_24 = 0; v_24 < x_shape0_4; v_24 += 1) {
+                if ((tf_trips_v_24++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 const float v_25 = buf_13[(v_24) * 4 + 0];
                 const float v_26 = y_20[(v_24) * 4 + 0];
                 const float error_27 = (v_25 - v_26);
@@ -255,7 +257,9 @@ static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict b
             }
         } else {
             float v_23 = 0.0f;
+            uint32_t tf_trips_v_24 = 0;
             for (int32_t v_24 = 0; v_24 < x_shape0_4; v_24 += 1) {
+                if ((tf_trips_v_24++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 const float v_25 = buf_13[(v_24) * 4 + 0];
                 const float v_26 = y_20[(v_24) * 4 + 0];
                 const float error_27 = (v_25 - v_26);
@@ -491,7 +495,9 @@ static __attribute__((noinline)) void mlp_step_k7_rows(const float* __restrict h
                     v_78[tf_r][tf_l] = 0.0f;
                 }
             }
+            uint32_t tf_trips_v_79 = 0;
             for (int32_t v_79 = 0; v_79 < x_shape0_4; v_79 += 1) {
+                if ((tf_trips_v_79++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 for (int32_t tf_r = 0; tf_r < 8; tf_r++) {
                     const int32_t i0 = tf_row0 + tf_r;
                     for (int32_t tf_l = 0; tf_l < 4; tf_l++) {
@@ -523,7 +529,9 @@ static __attribute__((noinline)) void mlp_step_k7_rows(const float* __restrict h
                     v_78[tf_r][tf_l] = 0.0f;
                 }
             }
+            uint32_t tf_trips_v_79 = 0;
             for (int32_t v_79 = 0; v_79 < x_shape0_4; v_79 += 1) {
+                if ((tf_trips_v_79++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 for (int32_t tf_r = 0; tf_r < tf_rows; tf_r++) {
                     const int32_t i0 = tf_row0 + tf_r;
                     for (int32_t tf_l = 0; tf_l < tf_lanes; tf_l++) {
@@ -608,7 +616,9 @@ static __attribute__((noinline)) void mlp_step_k9_rows(const float* __restrict x
                     v_92[tf_r][tf_l] = 0.0f;
                 }
             }
+            uint32_t tf_trips_v_93 = 0;
             for (int32_t v_93 = 0; v_93 < x_shape0_4; v_93 += 1) {
+                if ((tf_trips_v_93++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 for (int32_t tf_r = 0; tf_r < 8; tf_r++) {
                     const int32_t i0 = tf_row0 + tf_r;
                     for (int32_t tf_l = 0; tf_l < 32; tf_l++) {
@@ -640,7 +650,9 @@ static __attribute__((noinline)) void mlp_step_k9_rows(const float* __restrict x
                     v_92[tf_r][tf_l] = 0.0f;
                 }
             }
+            uint32_t tf_trips_v_93 = 0;
             for (int32_t v_93 = 0; v_93 < x_shape0_4; v_93 += 1) {
+                if ((tf_trips_v_93++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 for (int32_t tf_r = 0; tf_r < tf_rows; tf_r++) {
                     const int32_t i0 = tf_row0 + tf_r;
                     for (int32_t tf_l = 0; tf_l < tf_lanes; tf_l++) {

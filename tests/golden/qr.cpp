@@ -64,7 +64,9 @@ static __attribute__((noinline)) void qr_k3_rows(const float* __restrict A_copy_
         const int32_t tf_lanes = tf_min_index(32, tf_stop - tf_lane0);
         if (tf_lanes == 32) {
             float v_9 = 0.0f;
+            uint32_t tf_trips_v_10 = 0;
             for (int32_t v_10 = 0; v_10 < A_shape0_1; v_10 += 1) {
+                if ((tf_trips_v_10++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 const float v_11 = A_copy_5[(v_10) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
                 const float v_12 = A_copy_5[(v_10) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
                 const float v_13 = (v_11 * v_12);
@@ -75,7 +77,9 @@ static __attribute__((noinline)) void qr_k3_rows(const float* __restrict A_copy_
             R_3[(tf_clamp_index(v_8, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)] = v_15;
         } else {
             float v_9 = 0.0f;
+            uint32_t tf_trips_v_10 = 0;
             for (int32_t v_10 = 0; v_10 < A_shape0_1; v_10 += 1) {
+                if ((tf_trips_v_10++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 const float v_11 = A_copy_5[(v_10) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
                 const float v_12 = A_copy_5[(v_10) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
                 const float v_13 = (v_11 * v_12);
@@ -181,7 +185,9 @@ static __attribute__((noinline)) void qr_k7_rows(const float* __restrict A_copy_
         const int32_t tf_lanes = tf_min_index(32, tf_stop - tf_lane0);
         if (tf_lanes == 32) {
             float v_36 = 0.0f;
+            uint32_t tf_trips_v_37 = 0;
             for (int32_t v_37 = 0; v_37 < A_shape0_1; v_37 += 1) {
+                if ((tf_trips_v_37++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 const float v_38 = A_copy_5[(v_37) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
                 const float v_39 = A_copy_5[(v_37) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
                 const float v_40 = (v_38 * v_39);
@@ -192,7 +198,9 @@ static __attribute__((noinline)) void qr_k7_rows(const float* __restrict A_copy_
             R_3[(tf_clamp_index(v_35, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)] = v_42;
         } else {
             float v_36 = 0.0f;
+            uint32_t tf_trips_v_37 = 0;
             for (int32_t v_37 = 0; v_37 < A_shape0_1; v_37 += 1) {
+                if ((tf_trips_v_37++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
                 const float v_38 = A_copy_5[(v_37) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
                 const float v_39 = A_copy_5[(v_37) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
                 const float v_40 = (v_38 * v_39);
