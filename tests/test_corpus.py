@@ -3,6 +3,9 @@ twice to the same generated code (so the disk cache hits)."""
 
 import corpus_native_a  # noqa: F401 (each module registers its cases)
 import corpus_native_b  # noqa: F401
+import corpus_round3_native  # noqa: F401
+import corpus_round3_native_b  # noqa: F401
+import corpus_round3_tracing  # noqa: F401
 import corpus_tracing  # noqa: F401
 import numpy as np
 import pytest

@@ -47,8 +47,11 @@ __all__ = ["cache_dir"]  # (re-exported: the directory in use)
 # -fvisibility=hidden: only tf_main is exported (units of one program share kernels, and no
 # other library's symbol can stand in for theirs). -fno-exceptions: generated code throws
 # nothing, and the cleanups of the host's buffers for exceptions cost g++ time (0.2 s on 100).
+# -ffp-contract=off: a value that passes compute again in another kernel (recompute) must get
+# the same bits there; g++ fused different multiply-adds in each copy (a z-buffer's depths then
+# missed their own test). The GEMM's microkernel fuses its own (gemm.hpp).
 BASE_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17", "-fno-math-errno",
-              "-fno-loop-interchange", "-fvisibility=hidden", "-fno-exceptions", "-pipe"]
+              "-ffp-contract=off", "-fno-loop-interchange", "-fvisibility=hidden", "-fno-exceptions", "-pipe"]
 C_FLAGS = ["-O2", "-fPIC", "-shared", "-pthread", "-x", "c"]
 LIBRARIES = ["-lmvec", "-lm"]  # glibc's vector math (SIMD sin, exp...), then scalar libm
 UNIT_CHARACTERS = 20000  # of source per translation unit compiled in parallel (about 0.3 s of g++)

@@ -90,8 +90,10 @@ static void tf_gemm_pack_a(float* __restrict dst, const float* a, long long rs, 
     }
 }
 
-// C[rows, cols] (=, or += when accumulate) the product of a packed A strip and B strip.
-static inline void tf_gemm_micro(int kc, const float* __restrict a, const float* __restrict b, float* c,
+// C[rows, cols] (=, or += when accumulate) the product of a packed A strip and B strip. Its
+// multiply-adds are fused (the rest of the code is built with -ffp-contract=off): each element
+// of C is computed here once, so no other copy of it can round differently.
+__attribute__((optimize("fp-contract=fast"))) static inline void tf_gemm_micro(int kc, const float* __restrict a, const float* __restrict b, float* c,
                                  long long ldc, int rows, int cols, int accumulate) {
     for (int r = 0; r < rows; r++) {  // C is in L3 or memory: fetch it while the products run
         __builtin_prefetch(c + r * ldc, 1);

@@ -19,6 +19,7 @@ from .shader import (
     make_slots,
     prelude_blocks,
     select_prelude,
+    uniform_words,
 )
 
 _PRELUDE = prelude_blocks([(r"\btf_exponent_t\b", "int")])
@@ -45,7 +46,8 @@ class GlslLang(ShaderLang):
 
 
 def emit_kernel(kernel: Node, native_float_add: bool = False, parts: dict | None = None,
-                elements_per_part: int = 0, keep: set | None = None, grid2d: bool = False) -> KernelShader:
+                elements_per_part: int = 0, keep: set | None = None, grid2d: bool = False,
+                arena: tuple = (), arena_parts: int = 1) -> KernelShader:
     """The GLSL shader of one kernel node.
 
     ``native_float_add`` uses ``GL_NV_shader_atomic_float`` for float scatter-adds (else a
@@ -53,10 +55,11 @@ def emit_kernel(kernel: Node, native_float_add: bool = False, parts: dict | None
     count, each part holding ``elements_per_part`` elements. With ``keep`` the shader runs
     only those nodes of the body (one piece of a kernel split by ``split.py``). With
     ``grid2d`` it runs in a 3-D dispatch of ``GRID_LOCAL`` groups (``shader.emit_body``); the
-    default, a flat dispatch, is the binding ABI of codegen mode.
+    default, a flat dispatch, is the binding ABI of codegen mode. The buffers in ``arena`` are
+    reached through the arena buffer, bound in ``arena_parts`` ranges (``shader.make_slots``).
     """
     names: dict = {}
-    slots = make_slots(kernel, names, native_float_add, parts, keep)
+    slots = make_slots(kernel, names, native_float_add, parts, keep, arena, arena_parts)
     lang = GlslLang(slots, native_float_add)
     lang.elements_per_part = elements_per_part
     head, body = emit_body(kernel, lang, names, keep, grid2d)
@@ -65,13 +68,13 @@ def emit_kernel(kernel: Node, native_float_add: bool = False, parts: dict | None
                     else f"layout(local_size_x = {size}) in;"]
     for slot in slots:
         access = "" if slot.written else "readonly "
-        for part in range(slot.parts):
+        for part in range(slot.parts if slot.offset is None else 0):
             member = slot.name if slot.parts == 1 else f"{slot.name}_p{part}"
             declarations.append(f"layout(std430, binding = {slot.binding + part}) {access}buffer "
                                 f"tf_b{slot.binding + part} {{ {slot.storage} {member}[]; }};")
-    uniforms = kernel.attrs["uniforms"]
-    if uniforms:
-        declarations.append(f"uniform uint tf_u[{len(uniforms)}];")
+    words = uniform_words(kernel, slots)
+    if words:
+        declarations.append(f"uniform uint tf_u[{words}];")
     helpers = list(lang.helpers.values())
     main = ["void main() {", *head, *body, "}"]
     code = "\n".join(helpers + main)

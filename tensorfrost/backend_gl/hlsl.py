@@ -40,6 +40,8 @@ class HlslLang(ShaderLang):
     name = "hlsl"
     float_bits = "asuint"
     bits_float = "asfloat"
+    int_bits = "asuint"
+    bits_int = "asint"
     atomic_names = {"add": "InterlockedAdd", "min": "InterlockedMin", "max": "InterlockedMax",
                     "and": "InterlockedAnd", "or": "InterlockedOr", "xor": "InterlockedXor"}
 

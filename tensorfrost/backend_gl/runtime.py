@@ -5,10 +5,18 @@ compiled to GLSL programs when it is built (once per process for a given source)
 host part runs as generated Python (``host.py``), which calls back into the executable to
 allocate, dispatch, read back and check. Every dispatch is followed by a memory barrier,
 so kernels and host reads see earlier writes.
+
+A shader binds at most ``GlBackend.max_buffers`` storage buffers. Fission and the kernel
+split keep most kernels within it; a kernel still over it (one that reads what it writes
+inside a loop, say) binds the others directly and reaches the rest through the arena
+(``emit/binding.plan_bindings``): one buffer, shared by every dispatch, that the
+tensors are copied into before the dispatch and the written ones back from after it, on the
+GPU (``glCopyBufferSubData``). ``ArenaStats`` counts those dispatches.
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import math
@@ -19,7 +27,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..emit.binding import buffer_order, dispatch_groups
+from ..emit.binding import buffer_order, dispatch_groups, plan_bindings
 from ..ir import dtypes as dt
 from ..ir.errors import CompileError, GlThreadError, RuntimeCheckError, TensorFrostError, generated_code_rejected
 from ..ir.node import walk
@@ -32,6 +40,10 @@ from .programs import compile_program
 from .split import split_kernel
 
 MAX_RANK = 8
+# Storage buffers a shader binds directly, when lower than the driver's limit: tests lower it
+# (to 4, to 1) so that small programs go through fission, the kernel split and the arena.
+MAX_DIRECT_BINDINGS: int | None = None
+_MAX_ARENA_WORDS = 2**31 - 1  # the shader indexes the arena with an int
 MAX_THREADS = 2**32 - 1  # the flat thread index is a 32-bit uint
 _MIN_BYTES = 16  # GL wants non-empty buffers; empty tensors get a few bytes
 _deleted: list = []  # ids of collected buffers, deleted at the next GL call (not inside __del__)
@@ -52,6 +64,7 @@ def _gl():
 
 
 _SSBO = 0x90D2  # GL_SHADER_STORAGE_BUFFER
+_COPY_READ, _COPY_WRITE = 0x8F36, 0x8F37  # GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER
 _BARRIERS = 0x2000 | 0x200  # GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT
 
 
@@ -59,10 +72,27 @@ _BARRIERS = 0x2000 | 0x200  # GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_B
 def _raw() -> SimpleNamespace:
     """PyOpenGL's unwrapped entry points (errors still checked) for the calls of every
     dispatch: its wrappers convert arguments at 3 us a call, 39 us for glUniform1uiv."""
-    from OpenGL.raw.GL.VERSION import GL_2_0, GL_3_0, GL_4_2, GL_4_3
+    from OpenGL.raw.GL.VERSION import GL_1_5, GL_2_0, GL_3_0, GL_3_1, GL_4_2, GL_4_3
     return SimpleNamespace(glUseProgram=GL_2_0.glUseProgram, glUniform1uiv=GL_3_0.glUniform1uiv,
                            glBindBufferBase=GL_3_0.glBindBufferBase, glBindBufferRange=GL_3_0.glBindBufferRange,
-                           glDispatchCompute=GL_4_3.glDispatchCompute, glMemoryBarrier=GL_4_2.glMemoryBarrier)
+                           glDispatchCompute=GL_4_3.glDispatchCompute, glMemoryBarrier=GL_4_2.glMemoryBarrier,
+                           glBindBuffer=GL_1_5.glBindBuffer, glCopyBufferSubData=GL_3_1.glCopyBufferSubData)
+
+
+class ArenaStats:
+    """Counters of this process (for tests): dispatches that reached tensors through the
+    arena, and the tensor copies into it and back."""
+
+    dispatches = 0
+    copies_in = 0
+    copies_out = 0
+
+
+def _copy(source: int, target: int, source_offset: int, target_offset: int, nbytes: int) -> None:
+    raw = _raw()
+    raw.glBindBuffer(_COPY_READ, source)
+    raw.glBindBuffer(_COPY_WRITE, target)
+    raw.glCopyBufferSubData(_COPY_READ, _COPY_WRITE, source_offset, target_offset, nbytes)
 
 
 def _take_pooled(size: int) -> int:
@@ -144,7 +174,11 @@ class _Piece:
         self.node = node
         self.keep = keep
         self.shader = emit_kernel(node, backend.native_float_add, keep=keep)
-        self.variants = {(): (self._compile(self.shader.source, self.shader.name), self.shader.slots)}
+        # over the binding limit: always planned, compiled at the first dispatch (its sizes
+        # choose what goes to the arena)
+        self.over_budget = len(self.shader.slots) > backend.max_buffers
+        self.variants = {} if self.over_budget else {
+            (): (self._compile(self.shader.source, self.shader.name), self.shader.slots)}
 
     def _compile(self, source: str, name: str):
         try:
@@ -153,16 +187,20 @@ class _Piece:
             raise generated_code_rejected("the OpenGL driver", f"kernel {name}", walk(self.node.body),
                                           error.message) from None
 
-    def program(self, parts: dict, grid2d: bool):
-        """(GL program, slots with their bindings) of the variant binding buffers in ``parts``,
-        in a flat or a 3-D dispatch."""
-        key = tuple(sorted((slot.binding, parts[slot.node]) for slot in self.shader.slots if slot.node in parts)
+    def program(self, parts: dict, grid2d: bool, arena: tuple = (), arena_parts: int = 0):
+        """(GL program, slots with their bindings) of the variant binding buffers in ``parts``
+        and reaching those in ``arena`` through the arena, in a flat or a 3-D dispatch."""
+        slots = self.shader.slots
+        key = tuple(sorted((slot.binding, parts[slot.node]) for slot in slots if slot.node in parts)
                     ) if parts else ()
+        if arena:
+            key += ("arena", arena_parts, *(slots.index(s) for s in slots if s.node in arena))
         key += ("grid",) if grid2d else ()
         if key not in self.variants:
             shader = emit_kernel(self.node, self.backend.native_float_add, parts, self.backend.elements_per_part,
-                                 self.keep, grid2d)
-            program = self._compile(shader.source, f"{self.shader.name} (buffers in parts)")
+                                 self.keep, grid2d, arena, arena_parts)
+            how = "some buffers in the arena" if arena else "buffers in parts"
+            program = self._compile(shader.source, f"{self.shader.name} ({how})")
             self.variants[key] = (program, shader.slots)
         return self.variants[key]
 
@@ -174,7 +212,7 @@ class _Kernel:
         self.node = node
         self.name = node.attrs["name"]
         self.order = buffer_order(node)
-        pieces = split_kernel(node, backend.limits.max_blocks)
+        pieces = split_kernel(node, backend.max_buffers)
         self.pieces = [_Piece(backend, node, keep) for keep in (pieces or [None])]
         kinds = {dt.float32: "f", dt.int32: "i"}
         self.uniforms = struct.Struct("=" + "".join(kinds.get(u.dtype, "I") for u in node.attrs["uniforms"]))
@@ -289,19 +327,6 @@ class GlExecutable:
                                     "OpenGL driver allows")
         return groups, False
 
-    def _parts(self, piece: _Piece, memories: dict, part_bytes: int) -> dict:
-        """The part count of each buffer of ``piece`` over the storage block size limit."""
-        parts = {}
-        for slot in piece.shader.slots:
-            count = -(-memories[slot.node].storage.nbytes // part_bytes)
-            if count > 1:
-                parts[slot.node] = count
-        bindings = len(piece.shader.slots) + sum(parts.values()) - len(parts)
-        if bindings > self.backend.limits.max_blocks:
-            raise RuntimeCheckError(f"kernel {piece.shader.name} needs {bindings} storage buffer bindings, more "
-                                    f"than the {self.backend.limits.max_blocks} this OpenGL driver allows a shader")
-        return parts
-
     def _grid_groups(self, grid) -> tuple | None:
         """The groups of a 3-D dispatch of ``grid`` (x along the last axis, y the one before, z
         the rest), or None where a flat one is better: rank 1, rows narrower than a group's
@@ -317,26 +342,80 @@ class GlExecutable:
 
     def _dispatch_piece(self, piece: _Piece, memories: dict, words, groups, grid2d: bool) -> None:
         part_bytes = self.backend.elements_per_part * 4
-        parts = {}
-        if any(memories[slot.node].storage.nbytes > part_bytes for slot in piece.shader.slots):
-            parts = self._parts(piece, memories, part_bytes)
-        program, slots = piece.program(parts, grid2d)
+        if piece.over_budget or any(memories[slot.node].storage.nbytes > part_bytes for slot in piece.shader.slots):
+            self._dispatch_planned(piece, memories, words, groups, grid2d)
+            return
+        program, slots = piece.program({}, grid2d)
+        raw = _raw()
+        self._use(program, words)
+        for slot in slots:
+            raw.glBindBufferBase(_SSBO, slot.binding, memories[slot.node].storage.id)
+        raw.glDispatchCompute(*groups)
+        raw.glMemoryBarrier(_BARRIERS)
+
+    @staticmethod
+    def _use(program, words) -> None:
         raw = _raw()
         raw.glUseProgram(program.id)
         if words is not None and program.words != words:  # a program keeps its uniforms
             program.words = words
             raw.glUniform1uiv(program.uniform_location, len(words) // 4, words)
-        for slot in slots:
-            buffer = memories[slot.node].storage
-            count = parts.get(slot.node, 1)
-            if count == 1:
+
+    def _dispatch_planned(self, piece: _Piece, memories: dict, words, groups, grid2d: bool) -> None:
+        """A dispatch binding buffers over the block size limit range by range, and reaching
+        those over the binding limit through the arena."""
+        backend, slots = self.backend, piece.shader.slots
+        storages = [memories[slot.node].storage for slot in slots]
+        plan = plan_bindings([st.nbytes // 4 for st in storages], [slot.written for slot in slots],
+                             [id(st) for st in storages], backend.max_buffers, backend.elements_per_part)
+        if plan is None:
+            raise RuntimeCheckError(f"kernel {piece.shader.name}: its {len(slots)} buffers need more storage "
+                                    f"buffer bindings than the {backend.max_buffers} this OpenGL driver allows a "
+                                    "shader, even with most of them in one arena buffer")
+        if plan.arena_words > _MAX_ARENA_WORDS:
+            names = ", ".join(slots[k].node.label for k in plan.offsets)
+            raise RuntimeCheckError(f"kernel {piece.shader.name} binds more buffers than this OpenGL driver allows "
+                                    f"a shader, and those it reaches through one arena buffer ({names}) hold "
+                                    f"{plan.arena_words} 32-bit words, more than the {_MAX_ARENA_WORDS} one arena "
+                                    "can index: use fewer or smaller tensors in that kernel")
+        parts = {slot.node: plan.parts[k] for k, slot in enumerate(slots)
+                 if plan.parts[k] > 1 and k not in plan.offsets}
+        in_arena = sorted(plan.offsets)  # the order of their offset uniforms
+        arena = tuple(slots[k].node for k in in_arena)
+        program, bound = piece.program(parts, grid2d, arena, plan.arena_parts(backend.elements_per_part))
+        arena_buffer = backend.arena(plan.arena_words * 4) if arena else None
+        copies = {storages[k]: plan.offsets[k] for k in in_arena}  # one copy of a tensor bound twice
+        for storage, offset in copies.items():
+            if storage.nbytes:
+                _copy(storage.id, arena_buffer.id, 0, offset * 4, storage.nbytes)
+        if arena:
+            offsets = np.array([plan.offsets[k] for k in in_arena], dtype=np.uint32).tobytes()
+            words = (words or b"") + offsets
+        self._use(program, words)
+        raw, part_bytes = _raw(), backend.elements_per_part * 4
+        for slot in bound:
+            if slot.offset is not None:
+                continue
+            buffer = arena_buffer if slot.node is None else memories[slot.node].storage
+            if slot.parts == 1 and slot.node is not None:
                 raw.glBindBufferBase(_SSBO, slot.binding, buffer.id)
                 continue
-            for part in range(count):  # a buffer over the block size limit is bound range by range
+            # a buffer over the block size limit is bound range by range (the arena always: it
+            # may have grown past the range it is used in)
+            for part in range(slot.parts):
                 size = min(part_bytes, buffer.nbytes - part * part_bytes)
                 raw.glBindBufferRange(_SSBO, slot.binding + part, buffer.id, part * part_bytes, size)
         raw.glDispatchCompute(*groups)
         raw.glMemoryBarrier(_BARRIERS)
+        if not arena:
+            return
+        written = {storages[k] for k in in_arena if slots[k].written}
+        for storage in written:
+            if storage.nbytes:
+                _copy(arena_buffer.id, storage.id, copies[storage] * 4, 0, storage.nbytes)
+        ArenaStats.dispatches += 1
+        ArenaStats.copies_in += len(copies)
+        ArenaStats.copies_out += len(written)
 
 
 class GlBackend:
@@ -363,9 +442,30 @@ class GlBackend:
         mode = os.environ.get("TENSORFROST_GL_FLOAT_ATOMICS", "native")
         self.native_float_add = NV_FLOAT_ATOMICS in self.limits.extensions and mode != "cas"
         self.max_groups_x = self.limits.max_groups[0]
-        self.max_buffers = self.limits.max_blocks  # the compiler splits kernels to fit (fission)
         alignment = max(self.limits.offset_alignment, 4)
         self.elements_per_part = self.limits.max_block_bytes // alignment * alignment // 4
+        self._arena: GlBuffer | None = None
+        atexit.register(self._drop_arena)  # before the module's globals go (GlBuffer.release reads them)
+
+    @property
+    def max_buffers(self) -> int:
+        """Storage buffers a shader binds directly: fission and the kernel split aim at it, the
+        arena reaches the rest (``MAX_DIRECT_BINDINGS`` lowers it)."""
+        return min(self.limits.max_blocks, MAX_DIRECT_BINDINGS or self.limits.max_blocks)
+
+    def _drop_arena(self) -> None:
+        if self._arena is not None:
+            self._arena.release()
+            self._arena = None
+
+    def arena(self, nbytes: int) -> GlBuffer:
+        """The arena buffer, of at least ``nbytes`` bytes: one for every dispatch (GL runs the
+        copies and dispatches in order), grown by half again when too small."""
+        if self._arena is None or self._arena.nbytes < nbytes:
+            grown = max(nbytes, self._arena.nbytes * 3 // 2 if self._arena else 0)
+            self._drop_arena()
+            self._arena = GlBuffer(grown)
+        return self._arena
 
     def make_current(self) -> None:
         """Make the compute context current; from another thread, a GlThreadError instead

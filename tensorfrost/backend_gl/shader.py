@@ -12,6 +12,12 @@ A buffer larger than the driver's largest storage block is bound as several rang
 ("parts"); its reads, writes and atomics then go through generated helpers that pick the
 part. Float atomics are native where the language and the driver allow, otherwise a
 compare-and-swap loop on the buffer's 32-bit words.
+
+A kernel with more buffers than the target binds reaches some of them through the arena
+(``emit/binding.py``): one buffer of 32-bit words ``tf_arena``, where each such buffer starts
+at the word given by a uniform after the kernel's own. Its values are read and written as
+words (bit casts), and its atomics act on words: integer add and bitwise ones natively,
+int32 min / max and every float one by compare-and-swap.
 """
 
 from __future__ import annotations
@@ -43,16 +49,23 @@ def local_name(names: dict, node: Node) -> str:
     return names[node]
 
 
-class Slot:
-    """One buffer of a kernel: where it is bound and how its words are read."""
+ARENA = "tf_arena"
 
-    def __init__(self, node: Node, name: str, binding: int, written: bool, as_words: bool, parts: int):
+
+class Slot:
+    """One buffer of a kernel: where it is bound and how its words are read. The arena is a
+    slot without a node; a buffer in the arena has no binding but an ``offset``: the uniform
+    word that holds where it starts there."""
+
+    def __init__(self, node: Node | None, name: str, binding: int | None, written: bool, as_words: bool,
+                 parts: int, offset: int | None = None):
         self.node = node
         self.name = name
         self.binding = binding  # first binding (a buffer in parts takes one per part)
         self.written = written
-        self.as_words = as_words  # float data declared as uint for compare-and-swap atomics
+        self.as_words = as_words  # data declared as uint: float for compare-and-swap atomics, the arena's
         self.parts = parts
+        self.offset = offset
 
     @property
     def storage(self) -> str:
@@ -68,42 +81,56 @@ class ShaderLang(Lang):
     storage_types = {dt.float32: "float", dt.int32: "int", dt.uint32: "uint", dt.bool1: "uint"}
     float_bits = "floatBitsToUint"
     bits_float = "uintBitsToFloat"
+    int_bits = "uint"  # an int's 32 bits as a uint word, and back (GLSL keeps the bits)
+    bits_int = "int"
     atomic_names = {}  # combine -> the native atomic function
     elements_per_part = 0
 
     def __init__(self, slots: list, native_float_add: bool):
         self.slots = {s.name: s for s in slots}
+        self.arena = self.slots.get(ARENA)
         self.native_float_add = native_float_add
         self.helpers: dict[str, str] = {}  # name -> source of the part-choosing helpers
         self.native_float_atomics = False  # whether a native float atomic was emitted
 
     # -- plain reads and writes ---------------------------------------------------------------
 
-    def buffer_read(self, buffer: str, index: str, dtype: dt.DType) -> str:
+    def _word_slot(self, buffer: str, index: str) -> tuple[Slot, str]:
+        """The slot holding ``buffer``'s words and the index there (the arena's, past its offset)."""
         slot = self.slots[buffer]
-        word = f"{buffer}[{index}]" if slot.parts == 1 else self._read_helper(slot) + f"({index})"
-        if slot.as_words:
-            return f"{self.bits_float}({word})"
-        return f"({word} != 0u)" if dtype is dt.bool1 else word
+        if slot.offset is None:
+            return slot, index
+        return self.arena, f"{self.uniform_word(slot.offset, dt.int32)} + int({index})"
+
+    def buffer_read(self, buffer: str, index: str, dtype: dt.DType) -> str:
+        slot, index = self._word_slot(buffer, index)
+        word = f"{slot.name}[{index}]" if slot.parts == 1 else self._read_helper(slot) + f"({index})"
+        if dtype is dt.bool1:
+            return f"({word} != 0u)"
+        if slot.as_words and dtype is not dt.uint32:
+            return f"{self.bits_float if dtype.is_float else self.bits_int}({word})"
+        return word
 
     def buffer_write(self, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
-        slot = self.slots[buffer]
+        slot, index = self._word_slot(buffer, index)
         value = self._encode(slot, value, dtype)
         if slot.parts == 1:
-            return f"{buffer}[{index}] = {value};"
+            return f"{slot.name}[{index}] = {value};"
         return f"{self._write_helper(slot)}({index}, {value});"
 
     def _encode(self, slot: Slot, value: str, dtype: dt.DType) -> str:
         if dtype is dt.bool1:
             return f"({value} ? 1u : 0u)"
-        return f"{self.float_bits}({value})" if slot.as_words else value
+        if slot.as_words and dtype is not dt.uint32:
+            return f"{self.float_bits if dtype.is_float else self.int_bits}({value})"
+        return value
 
     # -- atomics ------------------------------------------------------------------------------
 
     def atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
-        slot = self.slots[buffer]
+        slot, index = self._word_slot(buffer, index)
         if slot.parts == 1:
-            return self.atomic_on_word(combine, slot, f"{buffer}[{index}]", value, dtype)
+            return self.atomic_on_word(combine, slot, f"{slot.name}[{index}]", value, dtype)
         return f"{self._atomic_helper(slot, combine, dtype)}({index}, {value});"
 
     def atomic_on_word(self, combine: str, slot: Slot, word: str, value: str, dtype: dt.DType) -> str:
@@ -113,6 +140,10 @@ class ShaderLang(Lang):
         if dtype.is_float and (slot.as_words or combine != "add"):
             return (f"TF_ATOMIC_CAS({word}, {value}, tf_{combine}, {self.bits_float}, "
                     f"{self.float_bits})")
+        if dtype is dt.int32 and slot.as_words:  # an int in uint words: add and bitwise ops keep the bits
+            if combine in ("min", "max"):  # (an unsigned comparison would not)
+                return f"TF_ATOMIC_CAS({word}, {value}, tf_{combine}, {self.bits_int}, {self.int_bits})"
+            return self.native_atomic(combine, word, f"{self.int_bits}({value})")
         self.native_float_atomics |= dtype.is_float
         return self.native_atomic(combine, word, value)
 
@@ -145,7 +176,7 @@ class ShaderLang(Lang):
         return name
 
     def _atomic_helper(self, slot: Slot, combine: str, dtype: dt.DType) -> str:
-        name = f"tf_atomic_{combine}_{slot.name}"
+        name = f"tf_atomic_{combine}_{dtype.name}_{slot.name}"  # (the arena holds several dtypes)
         if name not in self.helpers:
             body = self._part_branches(slot, lambda word: self.atomic_on_word(combine, slot, word, "v", dtype))
             self.helpers[name] = "\n".join([f"void {name}(int i, {self.type(dtype)} v) {{", *body, "}"])
@@ -190,21 +221,35 @@ def has_float_atomic(kernel: Node, memory: Node, combines) -> bool:
 
 
 def make_slots(kernel: Node, names: dict, native_float_add: bool, parts: dict | None = None,
-               keep: set | None = None) -> list:
+               keep: set | None = None, arena: tuple = (), arena_parts: int = 1) -> list:
     """The kernel's buffers as slots (those the ``keep`` nodes use, if given); ``parts``
-    gives a buffer's part count where above 1."""
+    gives a buffer's part count where above 1. The buffers in ``arena`` live there, their
+    offsets in the uniform words after the kernel's own, in this order; the arena, bound in
+    ``arena_parts`` ranges, is the last slot."""
     slots, binding = [], 0
     cas = ("add", "min", "max") if not native_float_add else ("min", "max")
     used = None if keep is None else {n.args[0] for n in keep if n.op.kind == "memory" and n.op is not SET}
+    offsets = {memory: len(kernel.attrs["uniforms"]) + k for k, memory in enumerate(arena)}
     for memory in buffer_order(kernel):
         if used is not None and memory not in used:
             continue
+        written, name = memory in kernel.attrs["written"], local_name(names, memory)
+        if memory in offsets:
+            slots.append(Slot(memory, name, None, written, False, 1, offsets[memory]))
+            continue
         count = (parts or {}).get(memory, 1)
         as_words = memory.dtype is dt.float32 and has_float_atomic(kernel, memory, cas)
-        name = local_name(names, memory)
-        slots.append(Slot(memory, name, binding, memory in kernel.attrs["written"], as_words, count))
+        slots.append(Slot(memory, name, binding, written, as_words, count))
         binding += count
+    if arena:
+        written = any(s.written for s in slots if s.offset is not None)
+        slots.append(Slot(None, ARENA, binding, written, True, arena_parts))
     return slots
+
+
+def uniform_words(kernel: Node, slots: list) -> int:
+    """The uniform words of a kernel's shader: its uniforms, then its arena offsets."""
+    return len(kernel.attrs["uniforms"]) + sum(1 for s in slots if s.offset is not None)
 
 
 def mutable_nodes(kernel: Node) -> set:
@@ -333,7 +378,9 @@ def describe(kernel: Node, slots: list, names: dict) -> list:
     for slot in slots:
         access = "read-write" if slot.written else "read-only"
         parts = f" in {slot.parts} parts" if slot.parts > 1 else ""
-        lines.append(f"binding {slot.binding}: {slot.name} ({slot.node.dtype.name}, {access}{parts})")
+        dtype = "32-bit words" if slot.node is None else slot.node.dtype.name
+        where = f"binding {slot.binding}" if slot.offset is None else f"in {ARENA} from word tf_u[{slot.offset}]"
+        lines.append(f"{where}: {slot.name} ({dtype}, {access}{parts})")
     for k, uniform in enumerate(kernel.attrs["uniforms"]):
         lines.append(f"tf_u[{k}]: {names[uniform]} ({uniform.dtype.name})")
     return ["// " + c_comment(line) for line in lines]

@@ -3,14 +3,15 @@
 Drivers cap the storage blocks of one compute shader (16 on Mesa's llvmpipe), while fusion
 happily puts 30 outputs of one input into one kernel. Such a kernel runs as several
 shaders ("pieces"), each doing the writes to some of the buffers and only the work those
-writes need (a backward slice of the kernel body). That is only sound when no buffer the
-kernel writes is also read by it, so such kernels are never split.
+writes need (a backward slice of the kernel body): no copies, only recomputation. That is
+only sound when no buffer the kernel writes is also read by it, and it helps only when each
+piece fits; other kernels run whole and reach the buffers over the limit through the
+arena (``emit/binding.plan_bindings``).
 """
 
 from __future__ import annotations
 
 from ..emit.binding import buffer_order
-from ..ir.errors import CompileError
 from ..ir.node import Node, walk
 from ..ir.ops import LOAD, STORE
 from ..opt.analysis import backward_slice, slice_buffers
@@ -21,16 +22,14 @@ def _writes(kernel: Node) -> list:
 
 
 def split_kernel(kernel: Node, max_buffers: int) -> list | None:
-    """None if the kernel fits in one shader, else the node sets of its pieces."""
+    """The node sets of the kernel's pieces, each within ``max_buffers`` buffers; None if the
+    kernel fits in one shader or cannot be split so."""
     if len(kernel.attrs["buffers"]) <= max_buffers:
         return None
-    name = kernel.attrs["name"]
     written = kernel.attrs["written"]
     loaded = {n.args[0] for n in walk(kernel.body) if n.op is LOAD}
     if written & loaded:
-        raise CompileError(f"kernel {name} uses {len(kernel.attrs['buffers'])} buffers, more than the "
-                           f"{max_buffers} this OpenGL driver binds in one shader, and reads a buffer it "
-                           "writes, so it cannot be split into several shaders")
+        return None
     by_target: dict[Node, list] = {}
     for write in _writes(kernel):
         by_target.setdefault(write.args[0], []).append(write)
@@ -44,8 +43,7 @@ def split_kernel(kernel: Node, max_buffers: int) -> list | None:
             roots = []
             trial = backward_slice(kernel, by_target[target])
         if len(slice_buffers(trial)) > max_buffers:
-            raise CompileError(f"kernel {name}: the writes to one buffer need {len(slice_buffers(trial))} buffers, "
-                               f"more than the {max_buffers} this OpenGL driver binds in one shader")
+            return None  # the writes to one buffer alone need more
         roots += by_target[target]
         kept = trial
     pieces.append(kept)

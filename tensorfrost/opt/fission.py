@@ -9,7 +9,8 @@ atomics), so running the statements of the kernel body in consecutive dispatches
 element doing its part of every dispatch in order, computes the same thing. What one part
 computes and a later part reads goes through a buffer of the kernel's shape; a kernel-local
 variable used by several parts lives in such a buffer. Only the top level of the body is
-cut: a loop that alone needs too many buffers stays whole (the backend says so).
+cut: a loop that alone needs too many buffers stays whole (the backend reaches the buffers
+over its limit through an arena, at the cost of copies that fission avoids).
 
 Runs only when the program carries a ``max_buffers`` limit (the OpenGL backend sets it to
 the driver's storage-block limit), and only on kernels that read a buffer they write or
