@@ -70,6 +70,15 @@ class TensorMemory:
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
+    def __getitem__(self, index):
+        """Values read as numpy reads them (``t[0, 2]``, ``t[1:]``), a copy as ``.numpy`` is: host
+        code indexes a module's parameters so (upstream's modules keep the numpy array assigned
+        to a parameter, and examples/ML/VMC/camera.py indexes it back)."""
+        return self.numpy[index]
+
+    def __iter__(self):
+        return iter(self.numpy)
+
     def __array__(self, dtype=None, copy=None):
         array = self.numpy
         return array if dtype is None else array.astype(dtype)

@@ -409,11 +409,30 @@ def cxx_flags(extra_flags: str) -> list[str]:
     return BASE_FLAGS + _split(extra_flags)
 
 
+# MSVC's spellings of the options upstream TensorFrost's programs pass (its Windows default is
+# "/O2 /fp:fast /openmp", its Linux one "-O3 -ffast-math -fopenmp"), as g++ spells them. /fp:fast
+# keeps infinities and NaN: reductions start from -inf and tf.isnan must answer.
+MSVC_OPTIONS = {"/O1": ["-Os"], "/O2": ["-O2"], "/Ox": ["-O3"], "/Od": ["-O0"], "/Zi": ["-g"],
+                "/openmp": ["-fopenmp"], "/fp:fast": ["-ffast-math", "-fno-finite-math-only"],
+                "/fp:precise": [], "/fp:strict": []}
+
+
 def _split(extra_flags: str) -> list[str]:
     try:
-        return shlex.split(extra_flags)
+        words = shlex.split(extra_flags)
     except ValueError as error:
         raise CompilerSetupError(f"the compiler flags {extra_flags!r} cannot be split into words: {error}") from None
+    flags = []
+    for word in words:
+        if word in MSVC_OPTIONS:
+            flags += MSVC_OPTIONS[word]
+        elif re.fullmatch(r"/[A-Za-z][\w:+-]*", word) and not os.path.exists(word):
+            raise CompilerSetupError(f"the compiler flag {word!r} is an MSVC option; the cpu backend compiles with "
+                                     f"g++: spell it as g++ does (of MSVC's, only {' '.join(MSVC_OPTIONS)} are "
+                                     f"translated)")
+        else:
+            flags.append(word)
+    return flags
 
 
 def build_with_flags(sources: list[str], name: str, flags: list[str], language: str, rebuild: bool = False) -> str:

@@ -76,8 +76,15 @@ class _Pool:
     def __init__(self):
         with open(POOL_SOURCE) as f:
             source = f.read()
-        self.lib = load_library(build_library(source, "tf_pool", language="c"),
-                                lambda: build_library(source, "tf_pool", language="c", rebuild=True), "tf_invoke")
+        paths = []
+
+        def build(rebuild=False):
+            paths.append(build_library(source, "tf_pool", language="c", rebuild=rebuild))
+            return paths[-1]
+        self.lib = load_library(build(), lambda: build(rebuild=True), "tf_invoke")
+        # Never unmapped: at exit the garbage collector may free this lib object before tensors
+        # in reference cycles, whose destructors (tf_pool_release, tf_pool_drop) are its functions.
+        libc.dlopen(paths[-1].encode(), os.RTLD_LAZY | os.RTLD_NOLOAD | os.RTLD_NODELETE)
         self.allocator = ffi.new("tf_allocator*")
         self.allocator.alloc = self.lib.tf_pool_alloc
         self.allocator.release = self.lib.tf_pool_release
