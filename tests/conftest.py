@@ -30,6 +30,21 @@ INTERRUPTED_AFTER = """def interrupted_after(call):
     raise AssertionError("the call finished: it was not long enough")
 """
 
+
+class DlpackProducer:
+    """A DLPack producer that is not a numpy array (as a torch or jax tensor is one): it
+    exports its array's memory and nothing else."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **options):
+        return self._array.__dlpack__(**options)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
 def gl_unavailable_reason():
     """None when an OpenGL 4.3 context can be created, else why not."""
     from tensorfrost.backend_gl.context import unavailable_reason

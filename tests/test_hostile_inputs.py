@@ -23,6 +23,7 @@ import zlib
 
 import numpy as np
 import pytest
+from conftest import DlpackProducer
 from test_codegen import CPU_RUNTIME
 
 import tensorfrost as tf
@@ -282,17 +283,6 @@ class _RefusingProducer:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
 
 
-class _Producer:
-    def __init__(self, array):
-        self._array = array
-
-    def __dlpack__(self, **options):
-        return self._array.__dlpack__(**options)
-
-    def __dlpack_device__(self):
-        return self._array.__dlpack_device__()
-
-
 def test_a_dlpack_producer_that_refuses_to_export_is_an_argument_error(backend):
     prog = tf.compile(_double, name="doubled")
     refused = r"expected a DLPack producer in CPU memory, got a _RefusingProducer \(Can't export tensors that"
@@ -304,7 +294,7 @@ def test_a_dlpack_producer_that_refuses_to_export_is_an_argument_error(backend):
         with pytest.raises(tf.ArgumentError, match=rf"argument 0 \('a'\) of doubled: {refused}"):
             prog(_RefusingProducer())
         values = np.arange(5, dtype=np.float64)  # (converted, as an array would be)
-        np.testing.assert_array_equal(prog(_Producer(values)).numpy, 2 * values)
+        np.testing.assert_array_equal(prog(DlpackProducer(values)).numpy, 2 * values)
 
 
 # -- 5. check messages arrive whole --------------------------------------------------------------
@@ -665,14 +655,14 @@ def test_probe_shared_memory_dropped_while_another_thread_calls():
     calls a program on them: every result is right (each call holds what it reads)."""
     tf.initialize(tf.cpu)
     prog = tf.compile(_double, name="doubled")
-    shared = {"t": tf.from_dlpack(_Producer(np.zeros(1 << 16, np.float32)))}
+    shared = {"t": tf.from_dlpack(DlpackProducer(np.zeros(1 << 16, np.float32)))}
     stop, wrong = threading.Event(), []
 
     def replace():
         k = 0
         while not stop.is_set():
             k += 1
-            shared["t"] = tf.from_dlpack(_Producer(np.full(1 << 16, k % 7, np.float32)))
+            shared["t"] = tf.from_dlpack(DlpackProducer(np.full(1 << 16, k % 7, np.float32)))
 
     thread = threading.Thread(target=replace)
     thread.start()

@@ -82,11 +82,6 @@ def mod(a, b):
     return tf_select(wrong_sign, remainder + b, remainder)
 
 
-# Ops whose result is >= 0 where all their operands are (max, and: where any is).
-_ALL_NONNEGATIVE = {"add", "mul", "div", "min", "floordiv", "mod", "shr"}
-_ANY_NONNEGATIVE = {"max", "and"}
-
-
 def _nonnegative(value, depth: int = 0) -> bool:
     """Provably >= 0: a Python number, a size, an index, a range loop's counter from a
     nonnegative start, and sums, products... of those."""
@@ -101,7 +96,7 @@ def _nonnegative(value, depth: int = 0) -> bool:
         return node.attrs["value"] >= 0
     if node.op is LOOP:
         return all(_nonnegative(Tensor(b), depth + 1) for b in (node.args[0], node.args[2]))
-    test = all if node.op.name in _ALL_NONNEGATIVE else any if node.op.name in _ANY_NONNEGATIVE else None
+    test = {"all": all, "any": any}.get(node.op.nonnegative)  # (the op table says which ops keep signs)
     return test is not None and test(_nonnegative(Tensor(a), depth + 1) for a in node.args)
 
 

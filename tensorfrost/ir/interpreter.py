@@ -31,8 +31,6 @@ _SCATTER_UFUNCS = {"add": np.add, "min": np.minimum, "max": np.maximum,
 
 
 MAX_ELEMENTS = 2**31 - 1  # as runtime.MAX_ELEMENTS: kernels index with 32-bit integers
-# the arithmetic that wraps on the way to a size, in Python's integers
-_EXACT = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "neg": lambda a: -a}
 
 
 class _LoopFrame:
@@ -84,9 +82,8 @@ class Interpreter:
         if dim.rank or depth > 64 or dim.dtype is None or not dim.dtype.is_integer or dim.op.kind != ELEMENTWISE:
             return value
         args = [self._exact(a, node, axis, depth + 1) for a in dim.args]
-        exact = _EXACT.get(dim.op.name)
-        if exact is not None:
-            return exact(*args)
+        if "exact" in dim.op.emit:  # arithmetic that wraps on the way to a size: in Python's integers
+            return int(dim.op.ref(*[np.array(a, dtype=object) for a in args]))
         for arg, size in zip(dim.args, args):
             if size != int(self.env[arg]):
                 raise RuntimeCheckError(f"shape[{axis}] is computed through {size}, which does not fit in the 32-bit "

@@ -25,11 +25,12 @@ class Op:
 
     __slots__ = ("name", "kind", "arity", "signature", "cost", "ref", "emit", "pure", "doc",
                  "identity", "combine", "vjp", "writes", "atomic", "reads_memory", "jump", "has_body", "host_only",
-                 "calls_user_code")
+                 "calls_user_code", "nonnegative")
 
     def __init__(self, name, kind, arity=None, signature=None, cost=1.0, ref=None, emit=None,
                  pure=True, doc="", identity=None, combine=None, vjp=None, writes=False, atomic=False,
-                 reads_memory=False, jump=False, has_body=False, calls_user_code=False):
+                 reads_memory=False, jump=False, has_body=False, calls_user_code=False,
+                 nonnegative=None):
         self.name = name
         self.kind = kind
         self.arity = arity
@@ -50,6 +51,7 @@ class Op:
         self.has_body = has_body  # owns a scope: loop, if, kernel
         self.host_only = kind == HOST  # bookkeeping of the host program: asserts, buffers, readbacks
         self.calls_user_code = calls_user_code  # compiling it runs a Python function of the user's (a vjp)
+        self.nonnegative = nonnegative  # "all" / "any": its value is >= 0 where all / any operands are
 
     def spelling(self, lang: str):
         """The emitter template of this op in ``lang`` ('cpp', 'glsl', 'hlsl')."""

@@ -139,27 +139,31 @@ def _f32(fn):
     return ref
 
 
-def _ew(name, arity, signature, ref, template, cost=1.0, doc="", int_wrap=None, exact=None):
+def _ew(name, arity, signature, ref, template, cost=1.0, doc="", int_wrap=None, exact=None, nonnegative=None):
     """One elementwise entry. ``int_wrap``: the C++ spelling for int32 values whose overflow
     must wrap (signed overflow is undefined in C++). ``exact``: the op on numbers that do not
-    wrap (C++ doubles, Python ints), in which host code computes a size to check it."""
+    wrap (C++ doubles, Python ints), in which host code computes a size to check it.
+    ``nonnegative``: "all" / "any" if its value is >= 0 where all / any of its operands are."""
     emit = {"c": template}
     if int_wrap is not None:
         emit["cpp_int_wrap"] = int_wrap
     if exact is not None:
         emit["exact"] = exact
-    register(Op(name, ELEMENTWISE, arity, signature=signature, cost=cost, ref=ref, emit=emit, doc=doc))
+    register(Op(name, ELEMENTWISE, arity, signature=signature, cost=cost, ref=ref, emit=emit, doc=doc,
+                nonnegative=nonnegative))
 
 
 # Arithmetic (operands promoted to a common dtype)
-_ew("add", 2, "arith", np.add, "({0} + {1})", int_wrap="tf_wrap_add({0}, {1})", exact="({0} + {1})")
+_ew("add", 2, "arith", np.add, "({0} + {1})", int_wrap="tf_wrap_add({0}, {1})", exact="({0} + {1})", nonnegative="all")
 _ew("sub", 2, "arith", np.subtract, "({0} - {1})", int_wrap="tf_wrap_sub({0}, {1})", exact="({0} - {1})")
-_ew("mul", 2, "arith", np.multiply, "({0} * {1})", int_wrap="tf_wrap_mul({0}, {1})", exact="({0} * {1})")
-_ew("div", 2, "arith", _c_div, "tf_div({0}, {1})", cost=4, doc="C division: integers truncate, x/0 = 0")
-_ew("mod", 2, "arith", _c_mod, "tf_mod({0}, {1})", cost=4, doc="C remainder (sign of the dividend)")
-_ew("floordiv", 2, "arith", _floordiv, "tf_floordiv({0}, {1})", cost=4, doc="floor of the quotient")
-_ew("min", 2, "arith", np.minimum, "tf_min({0}, {1})", doc="smaller value; NaN if either is NaN")
-_ew("max", 2, "arith", np.maximum, "tf_max({0}, {1})", doc="larger value; NaN if either is NaN")
+_ew("mul", 2, "arith", np.multiply, "({0} * {1})", int_wrap="tf_wrap_mul({0}, {1})", exact="({0} * {1})",
+    nonnegative="all")
+_ew("div", 2, "arith", _c_div, "tf_div({0}, {1})", cost=4, doc="C division: integers truncate, x/0 = 0",
+    nonnegative="all")
+_ew("mod", 2, "arith", _c_mod, "tf_mod({0}, {1})", cost=4, doc="C remainder (sign of the dividend)", nonnegative="all")
+_ew("floordiv", 2, "arith", _floordiv, "tf_floordiv({0}, {1})", cost=4, doc="floor of the quotient", nonnegative="all")
+_ew("min", 2, "arith", np.minimum, "tf_min({0}, {1})", doc="smaller value; NaN if either is NaN", nonnegative="all")
+_ew("max", 2, "arith", np.maximum, "tf_max({0}, {1})", doc="larger value; NaN if either is NaN", nonnegative="any")
 _ew("neg", 1, "same", np.negative, "(-{0})", int_wrap="tf_wrap_neg({0})", exact="(-{0})")
 _ew("abs", 1, "same", np.abs, "tf_abs({0})")
 _ew("sign", 1, "same", _sign, "tf_sign({0})", doc="-1, 0 or 1 (NaN stays NaN)")
@@ -175,12 +179,12 @@ _ew("eq", 2, "compare", np.equal, "({0} == {1})")
 _ew("ne", 2, "compare", np.not_equal, "({0} != {1})")
 
 # Bitwise and logical (bool operands give logical results)
-_ew("and", 2, "bitwise", np.bitwise_and, "tf_and({0}, {1})")
+_ew("and", 2, "bitwise", np.bitwise_and, "tf_and({0}, {1})", nonnegative="any")
 _ew("or", 2, "bitwise", np.bitwise_or, "tf_or({0}, {1})")
 _ew("xor", 2, "bitwise", np.bitwise_xor, "tf_xor({0}, {1})")
 _ew("not", 1, "bitwise", _not, "tf_not({0})", doc="logical not of bools, bitwise not of integers")
 _ew("shl", 2, "shift", _shl, "tf_shl({0}, {1})", doc="shift left by the amount modulo 32")
-_ew("shr", 2, "shift", _shr, "tf_shr({0}, {1})", doc="shift right (arithmetic for int32) modulo 32")
+_ew("shr", 2, "shift", _shr, "tf_shr({0}, {1})", doc="shift right (arithmetic for int32) modulo 32", nonnegative="all")
 _ew("reversebits", 1, "uint", _reversebits, "tf_reversebits({0})", cost=4)
 
 # Float math (operands converted to float32)

@@ -5,6 +5,7 @@ import gc
 
 import numpy as np
 import pytest
+from conftest import DlpackProducer
 
 import tensorfrost as tf
 
@@ -148,24 +149,10 @@ def test_dlpack_copies_where_the_layout_does_not_fit_and_refuses_what_it_cannot_
         tf.from_dlpack(object())
 
 
-class _Producer:
-    """A DLPack producer that is not a numpy array (as a torch or jax tensor is one): it
-    exports its array's memory and nothing else."""
-
-    def __init__(self, array):
-        self._array = array
-
-    def __dlpack__(self, **options):
-        return self._array.__dlpack__(**options)
-
-    def __dlpack_device__(self):
-        return self._array.__dlpack_device__()
-
-
 def test_dlpack_shares_and_keeps_the_memory_alive():
     tf.initialize(tf.cpu)
     array = np.arange(8, dtype=np.float32)
-    source = _Producer(array)
+    source = DlpackProducer(array)
     t = tf.tensor(source)  # a DLPack producer is shared, not copied
     array[3] = -7.0
     assert t.numpy[3] == -7.0
