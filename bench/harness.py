@@ -71,7 +71,14 @@ class Workload:
     or the median seconds times ``time_scale`` (a number or a function of the params) when
     ``time_metric``, where lower is better.
     ``bytes_moved(params)`` is set for bandwidth-bound workloads: bytes per run that must
-    cross memory, compared with the STREAM rate."""
+    cross memory, compared with the STREAM rate.
+
+    A row in another dtype (``tensorfrost (float16)``) checks its result against a
+    reference of its own (``own_inputs``) with ``tolerances[name]`` in place of
+    ``tolerance``, and keeps the float32 row's ``work`` (so its metric over the float32
+    row's is its speed-up). ``groups[name]`` names the rows it is compared with in the
+    ratio columns (its dtype): the best library and the C of its own group, and no
+    bandwidth fraction, as its bytes are not the float32 row's."""
 
     id: str
     title: str
@@ -84,6 +91,8 @@ class Workload:
     bytes_moved: Callable | None = None
     check: Callable | None = None
     tolerance: float = 1e-4
+    tolerances: dict = field(default_factory=dict)  # impl name -> its own tolerance (another dtype)
+    groups: dict = field(default_factory=dict)  # impl name -> the rows it is compared with ("" by default)
     targets: list = field(default_factory=list)
     time_metric: bool = False
     time_scale: float | Callable = 1.0
@@ -93,6 +102,10 @@ class Workload:
     @property
     def higher_is_better(self) -> bool:
         return not self.time_metric
+
+    def tolerance_for(self, name: str) -> float:
+        """The tolerance of implementation ``name``'s check."""
+        return self.tolerances.get(name, self.tolerance)
 
 
 @dataclass
@@ -147,6 +160,28 @@ def at_size(impl: Callable, params: Callable, repeats: Callable, inputs: Callabl
         error = Prechecked((check or default_check)(to_numpy(run_once()), reference(small_inputs, small)))
         return repeated(run_once, repeats(p)), (lambda out: [error])
     return resized
+
+
+def own_inputs(impl: Callable, key: str, inputs: Callable, reference: Callable,
+               check: Callable | None = None) -> Callable:
+    """``impl`` on inputs of its own, ``inputs(workload_inputs, p)`` (the workload's in
+    another dtype), checked against ``reference(own, p)``. Both are made once per run and
+    shared by the rows with the same ``key`` (``numpy (float16)`` and ``tensorfrost
+    (float16)`` check against one reference); the row's metric stays the workload's."""
+    def wrapped(inp, p):
+        own = _shared(inp, key, lambda: inputs(inp, p))
+        want = _shared(inp, key + " reference", lambda: reference(own, p))
+        run, to_numpy = impl(own, p)
+        return run, (lambda out: [Prechecked((check or default_check)(to_numpy(out), want))])
+    return wrapped
+
+
+def _shared(inp: dict, key: str, make: Callable):
+    """``make()``, kept in the workload's input dict (one per run, shared by all its rows)."""
+    cache = inp.setdefault("_own_inputs", {})
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
 
 
 def repeated(run_once: Callable, count: int) -> Callable:
@@ -211,9 +246,10 @@ def prepare_impl(workload: Workload, name: str, inputs: dict, params: dict, refe
         outputs = fetch(run())
         check = workload.check or default_check
         result.error = float(check(outputs, reference))
-        if not (result.error <= workload.tolerance):
+        tolerance = workload.tolerance_for(name)
+        if not (result.error <= tolerance):
             result.status = "wrong"
-            result.message = f"error {result.error:.3g} > tolerance {workload.tolerance:g}"
+            result.message = f"error {result.error:.3g} > tolerance {tolerance:g}"
         del outputs
     except Exception as e:  # noqa: BLE001 - a failing implementation is a row, not a crash
         _record_failure(result, e)
@@ -357,19 +393,25 @@ def annotate(results: list[Result], workloads: dict, stream_gbs: float | None) -
         workload = workloads.get(wid)
         if workload is None or workload.custom is not None:
             continue
-        good = [r for r in rows if r.status == "ok" and r.metric]
-        better = max if workload.higher_is_better else min
-        libs = [r.metric for r in good if peers.is_library_peer(r.impl)]
-        best_lib = better(libs) if libs else None
-        c_rows = [r.metric for r in good if r.impl == "c"]
-        c_metric = c_rows[0] if c_rows else None
-        for r in good:
-            r.vs_best_library = _ratio(r.metric, best_lib, workload.higher_is_better)
-            r.vs_c = _ratio(r.metric, c_metric, workload.higher_is_better)
-            stream = r.stream_gbs or stream_gbs
-            if workload.bytes_moved is not None and stream:
-                gbs = workload.bytes_moved(r.params) / r.median_s / 1e9
-                r.bandwidth_fraction = gbs / stream
+        for group in {workload.groups.get(r.impl, "") for r in rows}:
+            _annotate_group([r for r in rows if workload.groups.get(r.impl, "") == group], workload, stream_gbs)
+
+
+def _annotate_group(rows: list[Result], workload: Workload, stream_gbs: float | None) -> None:
+    """The ratio columns of the rows of one group (dtype) of a workload."""
+    good = [r for r in rows if r.status == "ok" and r.metric]
+    better = max if workload.higher_is_better else min
+    libs = [r.metric for r in good if peers.is_library_peer(r.impl)]
+    best_lib = better(libs) if libs else None
+    c_rows = [r.metric for r in good if r.impl == "c"]
+    c_metric = c_rows[0] if c_rows else None
+    for r in good:
+        r.vs_best_library = _ratio(r.metric, best_lib, workload.higher_is_better)
+        r.vs_c = _ratio(r.metric, c_metric, workload.higher_is_better)
+        stream = r.stream_gbs or stream_gbs
+        if workload.bytes_moved is not None and stream and not workload.groups.get(r.impl):
+            gbs = workload.bytes_moved(r.params) / r.median_s / 1e9
+            r.bandwidth_fraction = gbs / stream
 
 
 def _ratio(value: float, base: float | None, higher_is_better: bool) -> float | None:

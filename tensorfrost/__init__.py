@@ -42,7 +42,23 @@ from .imgui import end as imgui_end
 from .imgui import plotlines as imgui_plotlines
 from .imgui import slider as imgui_slider
 from .imgui import text as imgui_text
-from .ir.dtypes import DType, TFType, bool1, float32, int32, uint32
+from .ir.dtypes import (
+    DType,
+    TFType,
+    bfloat16,
+    bool1,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from .ir.errors import (
     ArgumentError,
     CheckpointError,
@@ -131,6 +147,7 @@ from .tracing.mathfn import (
     atan,
     atan2,
     bool,
+    cast,
     ceil,
     clamp,
     copy,
@@ -198,7 +215,8 @@ __all__ = [
     "kernel", "group_buffer", "local_buffer", "group_barrier", "scatterAddPrev", "print_value",
     "initialize", "cpu", "opengl", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang", "clear_cache",
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
-    "DType", "float32", "int32", "uint32", "bool1",
+    "DType", "float32", "int32", "uint32", "bool1", "float16", "bfloat16", "float64", "int8", "int16", "int64",
+    "uint8", "uint16", "uint64",
     "TensorFrostError", "TraceError", "ShapeError", "DTypeError", "ArgumentError", "CompileError",
     "RuntimeCheckError", "InternalError", "CompilerSetupError", "CheckpointError", "GlThreadError",
     "input", "const", "zeros", "ones", "buffer", "indices", "index", "index_grid",
@@ -211,7 +229,7 @@ __all__ = [
     "abs", "sign", "floor", "ceil", "round", "trunc", "frac", "exp", "exp2", "log", "log2", "sqrt",
     "rsqrt", "rcp", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
     "pow", "sqr", "min", "max", "clamp", "lerp", "fma", "smoothstep", "select", "copy",
-    "float", "int", "uint", "bool", "asfloat", "asint", "asuint", "pcg", "pcgf", "reversebits",
+    "float", "int", "uint", "bool", "cast", "asfloat", "asint", "asuint", "pcg", "pcgf", "reversebits",
     "Module", "Parameter", "ParameterArray", "optimizers",
     "window", "show_window", "hide_window", "window_should_close", "get_window_size", "get_mouse_position",
     "is_mouse_button_pressed", "is_key_pressed", "render_frame", "MOUSE_BUTTON_0", "MOUSE_BUTTON_1",

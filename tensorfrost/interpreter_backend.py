@@ -15,6 +15,7 @@ from .ir.interpreter import run
 from .ir.node import Program, clone_program
 from .ir.ops import KERNEL
 from .ir.printer import format_scope
+from .ir.target import Target
 from .opt.pipeline import compile_program
 from .runtime import TensorMemory
 
@@ -52,6 +53,7 @@ class _Executable:
 
 class InterpreterBackend:
     name = "interpreter"
+    target = Target("interpreter")
 
     def __init__(self):
         global _BACKEND

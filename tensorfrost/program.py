@@ -49,7 +49,8 @@ class TensorProgram:
         self.trace_time = time.perf_counter() - start
         self.device = devices.current_device()
         self.backend = devices.backend_for(self.device)
-        traced.max_buffers = getattr(self.backend, "max_buffers", None)
+        self.backend.target.check(traced)
+        traced.max_buffers = self.backend.target.max_buffers
         options = devices.build_options()
         with deep_enough(traced):  # (the passes and emitters recurse into nested blocks)
             self._build(traced, options)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import math
 import weakref
 
@@ -9,7 +10,7 @@ import numpy as np
 
 from .backend import backend_for, current_device
 from .ir import dtypes as dt
-from .ir.errors import ArgumentError, ShapeError, TensorFrostError
+from .ir.errors import ArgumentError, DTypeError, ShapeError, TensorFrostError
 from .ir.ops import ALLOC, STORE
 
 MAX_ELEMENTS = 2**31 - 1  # kernels index with 32-bit integers
@@ -84,20 +85,30 @@ class TensorMemory:
         return array if dtype is None else array.astype(dtype)
 
     def __dlpack__(self, *, stream=None, **options):
-        """Share the tensor's memory through DLPack, no copy (``np.from_dlpack(t)``,
-        ``torch.from_dlpack(t)``): writes through either side show in the other, and the
-        memory lives while either side holds it. CPU tensors of float32, int32 or uint32 only.
-        A tensor over read-only memory (``tf.from_dlpack`` of a read-only array) is shared
-        read-only: numpy >= 2 gets a read-only array; a consumer that cannot be told (an
-        older DLPack version) gets a BufferError from numpy instead of writable memory."""
-        view = _host_view(self)
-        if self in _READ_ONLY:
+        """Share the tensor's memory through DLPack (``np.from_dlpack(t)``, ``torch.from_dlpack(t)``,
+        ``jnp.from_dlpack(t)``), every dtype. On the cpu backend the memory itself, no copy:
+        writes through either side show in the other, and the memory lives while either side
+        holds it. A copy where the tensor's memory is not host memory of DLPack's layout:
+        tf.bool1 (stored as 32-bit words; DLPack's bool is a byte), OpenGL's GPU buffers, the
+        interpreter's; ``copy=False`` then raises BufferError. tf.bfloat16 is DLPack's bfloat
+        (torch and jax read it; numpy cannot, use ``.numpy``). A tensor over read-only memory
+        (``tf.from_dlpack`` of a read-only array) is shared read-only: the capsule says so (numpy
+        and jax honour it; torch 2.x ignores it), and a consumer that cannot be told (an older
+        DLPack version) gets a BufferError from numpy instead of writable memory."""
+        view, copied = _export_array(self)
+        if copied and options.get("copy") is False:
+            raise BufferError(f"DLPack: a {self.dtype!r} tensor on {self.backend.name} cannot be shared without a "
+                              "copy (copy=False was asked for)")
+        if not copied and self in _READ_ONLY:
             view.flags.writeable = False
+        if self.dtype is dt.bfloat16:  # numpy exports the bits as uint16; DLPack's code says bfloat
+            capsule = view.view(np.uint16).__dlpack__(stream=stream, **options)
+            _set_capsule_dtype(capsule, (DL_UINT, 16, 1), DL_BFLOAT)
+            return capsule
         return view.__dlpack__(stream=stream, **options)
 
     def __dlpack_device__(self) -> tuple:
-        _host_view(self)
-        return (1, 0)  # DLPack's kDLCPU, device 0
+        return (1, 0)  # DLPack's kDLCPU, device 0: what __dlpack__ exports is in host memory
 
     def __repr__(self) -> str:
         return f"<tf.TensorMemory {self.dtype.name}{list(self.shape)} on {self.backend.name}>"
@@ -106,15 +117,100 @@ class TensorMemory:
         raise TensorFrostError("the truth value of a TensorMemory is ambiguous; use .numpy")
 
 
-def _host_view(memory: TensorMemory) -> np.ndarray:
+def _export_array(memory: TensorMemory) -> tuple:
+    """``(array, copied)``: a numpy array over the tensor's host memory (the cpu backend), or
+    a copy of its values where that memory is not DLPack's layout or not on the host."""
     view = getattr(memory.backend, "host_view", None)
     if view is None:
-        raise TensorFrostError(f"DLPack: a tensor on {memory.backend.name} has no host memory to share; "
-                               ".numpy copies it")
+        return memory.backend.download(memory), True
     if memory.dtype is dt.bool1:
-        raise TensorFrostError("DLPack: tf.bool1 tensors are stored as 32-bit words, which DLPack's bool "
-                               "(one byte) cannot describe; share tf.uint(t) or copy with .numpy")
-    return view(memory)
+        return view(memory) != 0, True
+    return view(memory), False
+
+
+# -- DLPack capsules: what numpy's own DLPack cannot do (bfloat16) ----------------------------------
+# The structs of dlpack.h (v1.x). A capsule named "dltensor" holds a DLManagedTensor (its
+# DLTensor first); "dltensor_versioned" a DLManagedTensorVersioned.
+
+DL_INT, DL_UINT, DL_FLOAT, DL_BFLOAT, DL_COMPLEX, DL_BOOL = 0, 1, 2, 4, 5, 6
+_DL_CODES = ["int", "uint", "float", "opaque handle", "bfloat", "complex", "bool", "float8_e3m4", "float8_e4m3",
+             "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+             "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("dtype", _DLDataType), ("shape", ctypes.c_void_p),
+                ("strides", ctypes.c_void_p), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
+
+
+_capsule_is_valid = ctypes.pythonapi.PyCapsule_IsValid
+_capsule_is_valid.restype, _capsule_is_valid.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_char_p]
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+
+
+def _capsule_dtype(capsule) -> _DLDataType | None:
+    """The dtype field (writable, in the capsule's own struct) of an unconsumed DLPack capsule
+    of DLPack 0.x or 1.x, or None for anything else (a consumed capsule, another major version)."""
+    if _capsule_is_valid(capsule, b"dltensor"):
+        return _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor")).dtype
+    if _capsule_is_valid(capsule, b"dltensor_versioned"):
+        managed = _DLManagedTensorVersioned.from_address(_capsule_pointer(capsule, b"dltensor_versioned"))
+        return managed.dl_tensor.dtype if managed.major == 1 else None
+    return None
+
+
+def _set_capsule_dtype(capsule, expected: tuple, code: int) -> None:
+    found = _capsule_dtype(capsule)
+    if found is None or (found.code, found.bits, found.lanes) != expected:
+        raise BufferError(f"DLPack: numpy exported an unexpected capsule ({_describe(found)}, expected "
+                          f"{_describe(expected)})")
+    found.code = code
+
+
+def _describe(dtype) -> str:
+    if dtype is None:
+        return "no DLPack 1.x tensor"
+    code, bits, lanes = (dtype.code, dtype.bits, dtype.lanes) if isinstance(dtype, _DLDataType) else dtype
+    name = _DL_CODES[code] if code < len(_DL_CODES) else f"type code {code}"
+    name = f"{name}{bits}" if code in (DL_INT, DL_UINT, DL_FLOAT, DL_BFLOAT, DL_COMPLEX, DL_BOOL) else \
+        f"{name} ({bits} bits)"
+    return name + (f" x{lanes} lanes" if lanes != 1 else "")
+
+
+class _DlpackReader:
+    """A producer's DLPack export as numpy can read it: numpy's ``from_dlpack`` negotiates with
+    the producer through this object, which passes every call on and turns a bfloat16 capsule
+    (DLPack code 4, which numpy cannot read) into the same bits as uint16; ``bfloat16`` says
+    whether it did, ``dtype`` what the last capsule held."""
+
+    def __init__(self, producer):
+        self.producer = producer
+        self.bfloat16 = False
+        self.dtype = None
+
+    def __dlpack__(self, **options):
+        capsule = self.producer.__dlpack__(**options)
+        found = _capsule_dtype(capsule)
+        if found is not None:
+            self.dtype = (found.code, found.bits, found.lanes)
+            self.bfloat16 = self.dtype == (DL_BFLOAT, 16, 1)
+            if self.bfloat16:
+                found.code = DL_UINT
+        return capsule
+
+    def __dlpack_device__(self):
+        return self.producer.__dlpack_device__()
 
 
 class SingleOutput(TensorMemory):
@@ -173,7 +269,7 @@ def _numpy_array(value, what: str) -> np.ndarray:
     except Exception as exc:  # raised by the object's own __array__, __len__ or __getitem__
         raise ArgumentError(f"{what}: converting the {type(value).__name__} to an array raised "
                             f"{type(exc).__name__}: {exc}") from exc
-    if array.dtype == object or array.dtype.kind not in "fiub":
+    if array.dtype == object or (array.dtype.kind not in "fiub" and array.dtype != dt.bfloat16.numpy):
         raise ArgumentError(f"{what}: expected a numeric array, got a {type(value).__name__} (as a numpy array: "
                             f"dtype {array.dtype})")
     # Before any pass over the values: a broadcast view can be huge without using memory.
@@ -185,33 +281,76 @@ def _numpy_array(value, what: str) -> np.ndarray:
     return array
 
 
-def as_array(value, dtype: dt.DType | None = None, what: str = "value") -> np.ndarray:
-    """A C-contiguous numpy array of a tensorfrost dtype, converting only where meaning is kept:
-    wider floats and ints narrow to 32 bits (ints must fit, finite floats must stay finite),
-    ints may become floats."""
+def as_array(value, dtype: dt.DType | None = None, what: str = "value", explicit: bool = False) -> np.ndarray:
+    """A C-contiguous numpy array of a tensorfrost dtype. A numpy array keeps its dtype; lists
+    and Python numbers (weak, as in expressions) become float32, int32 or bool unless their
+    values need more. Converting to ``dtype`` never changes a value silently: ints must fit,
+    and a float narrowed to fewer bits (or an int made a float) must keep every value, else
+    it is an ArgumentError naming the element. ``explicit`` (``tf.tensor(array, dtype)``, a
+    conversion the user asked for) lets floats round to a narrower float, as ``astype`` does."""
     array = _numpy_array(value, what)
-    target = dtype or dt.numpy_to_dtype(array.dtype)
-    problem = conversion_problem(array.dtype, target, what)
+    source = _source_dtype(array, what)
+    weak = not isinstance(value, np.ndarray)  # (lists and Python numbers)
+    explicit = explicit or weak
+    if dtype is None:
+        dtype = _weak_dtype(source) if weak else source
+    problem = conversion_problem(array.dtype, dtype, what)
     if problem is not None:
         raise ArgumentError(problem)
-    if array.dtype.kind in "iu" and array.dtype.itemsize > 4 and array.size:
-        info = np.iinfo(target.numpy) if target.is_integer else None
-        if info is not None and (array.min() < info.min or array.max() > info.max):
-            bad = np.flatnonzero((array < info.min) | (array > info.max))[0]
+    with np.errstate(all="ignore"):  # (ascontiguousarray alone would make a 0-d array 1-d)
+        result = np.ascontiguousarray(array, dtype=dtype.numpy).reshape(array.shape)
+    if result.dtype != array.dtype and array.size:
+        _check_values_kept(array, result, source, dtype, what, explicit)
+    return result
+
+
+def _source_dtype(array: np.ndarray, what: str) -> dt.DType:
+    try:
+        return dt.numpy_to_dtype(array.dtype)
+    except DTypeError:
+        raise ArgumentError(f"{what}: expected an array of one of the dtypes "
+                            f"{', '.join(d.numpy.name for d in dt.ALL)}, got a {array.dtype} array") from None
+
+
+def _weak_dtype(source: dt.DType) -> dt.DType:
+    """The dtype of a list's values: the default float32 and int32 (as a Python number's)."""
+    return {"f": dt.float32, "i": dt.int32, "u": dt.uint32}.get(source.kind, source)
+
+
+def _check_values_kept(array, result, source: dt.DType, target: dt.DType, what: str, explicit: bool) -> None:
+    if target.is_bool or source.is_bool:
+        return
+    if target.is_integer:  # from a wider int: every value must fit
+        if (source.kind == target.kind and source.bits <= target.bits) or \
+                (source.kind == "u" and target.kind == "i" and source.bits < target.bits):
+            return
+        info = np.iinfo(target.numpy)
+        outside = (array < info.min) | (array > info.max)
+        if outside.any():
+            bad = np.flatnonzero(outside)[0]
             raise ArgumentError(f"{what}: values do not fit in {target!r} (element {_index(array, bad)} is "
                                 f"{int(array.flat[bad])}; the range is {info.min} to {info.max})")
-    # (ascontiguousarray alone would make a 0-d array 1-d)
-    with np.errstate(over="ignore"):
-        result = np.ascontiguousarray(array, dtype=target.numpy).reshape(array.shape)
-    if array.dtype.kind == "f" and array.dtype.itemsize > 4 and not np.isfinite(result).all():
-        # inf and nan are float32 values; a finite value that became inf is not
-        overflowed = np.flatnonzero(np.isinf(result) & np.isfinite(array))
-        if overflowed.size:
-            bad = overflowed[0]
-            raise ArgumentError(f"{what}: element {_index(array, bad)} is {float(array.flat[bad])!r}, outside the "
-                                f"{target!r} range (largest magnitude {float(np.finfo(np.float32).max)!r}); "
-                                "inf and nan are allowed")
-    return result
+        return
+    if source.is_integer:  # to a float: an int that became inf, or rounded past the int's range, is not kept
+        wide = result.astype(np.float64)  # (exact; these are whole numbers)
+        limit = 2.0 ** (source.bits - (source.kind == "i"))
+        inside = np.isfinite(wide) & (wide < limit) & (wide >= (-limit if source.kind == "i" else 0.0))
+        same = inside & (np.where(inside, wide, 0.0).astype(array.dtype) == array)
+    else:
+        with np.errstate(all="ignore"):
+            back = result.astype(array.dtype)
+        same = (back == array) | np.isnan(array)
+    if source.is_float and explicit:  # rounding was asked for; a finite value must stay finite
+        same = same | ~np.isinf(result) | np.isinf(array)
+    if not same.all():
+        bad = np.flatnonzero(~same)[0]
+        value = array.flat[bad].item()
+        if source.is_float and explicit:
+            raise ArgumentError(f"{what}: element {_index(array, bad)} is {value!r}, outside the {target!r} range "
+                                f"(largest magnitude {float(np.finfo(target.numpy).max)!r}); inf and nan are allowed")
+        raise ArgumentError(f"{what}: expected {target!r} values, got a {array.dtype} array whose element "
+                            f"{_index(array, bad)} ({value!r}) {target!r} cannot hold exactly (it would become "
+                            f"{result.flat[bad].item()!r}); convert it yourself (.astype) if rounding is meant")
 
 
 def conversion_problem(array_dtype: np.dtype, target: dt.DType, what: str) -> str | None:
@@ -219,7 +358,7 @@ def conversion_problem(array_dtype: np.dtype, target: dt.DType, what: str) -> st
     to ``target`` (a float to an int would lose meaning), or None."""
     source = dt.numpy_to_dtype(array_dtype)
     if source.kind == target.kind or (source.kind in "iub" and target.kind != "b"):
-        return None  # (ints and bools become floats or other ints; their range is checked)
+        return None  # (ints and bools become floats or other ints; their values are checked)
     return f"{what}: expected {target!r} values, got a {array_dtype} array (convert it explicitly with .astype)"
 
 
@@ -244,23 +383,35 @@ def unused_allocated_memory() -> int:
 
 def from_dlpack(value) -> TensorMemory:
     """A tensor over the memory of any DLPack producer (a numpy array, a torch or jax CPU
-    tensor), without a copy where the layout fits the current backend: the cpu backend,
-    C-contiguous float32, int32 or uint32 values. Otherwise (other dtypes, strides, empty,
-    OpenGL) the values are copied, as ``tf.tensor`` would. A shared tensor keeps the producer's
-    memory alive; programs never write their inputs, and writes through the producer show in
-    the tensor. Read-only memory (a read-only numpy array, ``np.memmap(mode="r")``) stays
-    read-only: the tensor's own DLPack export is read-only too."""
+    tensor), of any dtype tensorfrost has (bfloat16 included), without a copy where the layout
+    fits the current backend: the cpu backend, C-contiguous values aligned to their size.
+    Otherwise (tf.bool1, whose elements are 32-bit words; strides, empty, OpenGL, the
+    interpreter) the values are copied, as ``tf.tensor`` would. A shared tensor keeps the
+    producer's memory alive; programs never write their inputs, and writes through the
+    producer show in the tensor. Read-only memory (a read-only numpy array,
+    ``np.memmap(mode="r")``, a jax array) stays read-only: the tensor's own DLPack export is
+    read-only too."""
     backend = backend_for(current_device())
-    array = dlpack_array(value, "tf.from_dlpack")
-    dtype = dt.numpy_to_dtype(array.dtype) if array.dtype.kind in "fiu" and array.dtype.itemsize == 4 else None
+    # (a numpy array is its own memory: numpy cannot export bfloat16 or a swapped byte order)
+    array = value if isinstance(value, np.ndarray) else dlpack_array(value, "tf.from_dlpack")
     share = getattr(backend, "share", None)
-    if share is not None and dtype is not None and array.size and array.flags.c_contiguous \
-            and array.ndim <= MAX_RANK and array.ctypes.data % 4 == 0:
+    dtype = _dtype_or_none(array.dtype)
+    if share is not None and dtype is not None and dtype is not dt.bool1 and array.dtype == dtype.storage \
+            and 0 < array.size <= MAX_ELEMENTS and array.flags.c_contiguous and array.ndim <= MAX_RANK \
+            and array.ctypes.data % dtype.itemsize == 0:
         shared = share(array, dtype)
         if not array.flags.writeable:
             _READ_ONLY.add(shared)
         return shared
-    return tensor(array)
+    array = as_array(array, None, "tf.from_dlpack")
+    return backend.upload(array, dt.numpy_to_dtype(array.dtype))
+
+
+def _dtype_or_none(array_dtype: np.dtype) -> dt.DType | None:
+    try:
+        return dt.numpy_to_dtype(array_dtype)
+    except DTypeError:
+        return None
 
 
 def is_dlpack_producer(value) -> bool:
@@ -270,13 +421,36 @@ def is_dlpack_producer(value) -> bool:
 
 
 def dlpack_array(value, what: str) -> np.ndarray:
-    """A numpy array over the memory of the DLPack producer ``value``; an ArgumentError (named
-    ``what``) when it cannot export it (torch's tensors that require grad, a GPU tensor)."""
+    """A numpy array over the memory of the DLPack producer ``value`` (bfloat16 as
+    ml_dtypes.bfloat16, which numpy's own DLPack cannot read); an ArgumentError (named
+    ``what``) when it cannot export it (torch's tensors that require grad, a GPU tensor) or
+    exports a dtype numpy cannot hold (float8)."""
+    reader = _DlpackReader(value)
     try:
-        return np.from_dlpack(value)
+        array = np.from_dlpack(reader)
     except (AttributeError, TypeError, ValueError, RuntimeError, BufferError) as error:
+        if reader.dtype is not None and not _readable(reader.dtype):
+            raise _dtype_error(what, value, f"DLPack dtype {_describe(reader.dtype)}") from None
         raise ArgumentError(f"{what}: expected a DLPack producer in CPU memory, got a {type(value).__name__} "
                             f"({error})") from None
+    if reader.bfloat16:
+        return array.view(dt.bfloat16.numpy)
+    if _dtype_or_none(array.dtype) is None:  # (complex)
+        raise _dtype_error(what, value, f"dtype {array.dtype}")
+    return array
+
+
+def _dtype_error(what: str, value, dtype: str) -> ArgumentError:
+    return ArgumentError(f"{what}: expected a tensor of one of the dtypes {', '.join(d.name for d in dt.ALL)}, "
+                         f"got a {type(value).__name__} of {dtype}")
+
+
+def _readable(dtype: tuple) -> bool:
+    """Whether numpy reads DLPack's ``(code, bits, lanes)`` (after bfloat16 became uint16)."""
+    code, bits, lanes = dtype
+    sizes = {DL_INT: (8, 16, 32, 64), DL_UINT: (8, 16, 32, 64), DL_FLOAT: (16, 32, 64), DL_BFLOAT: (16,),
+             DL_COMPLEX: (64, 128), DL_BOOL: (8,)}
+    return lanes == 1 and bits in sizes.get(code, ())
 
 
 def tensor(value, dtype=None) -> TensorMemory:
@@ -286,9 +460,11 @@ def tensor(value, dtype=None) -> TensorMemory:
         A = tf.tensor(np.random.rand(100, 100).astype(np.float32))
         B = tf.tensor([100, 100], tf.float32)
 
-    A numpy array or list is copied (later writes to it do not change the tensor). Another
-    DLPack producer (a torch or jax tensor) is shared without a copy where the layout fits,
-    as ``tf.from_dlpack`` does; with a ``dtype`` that differs from its own it is converted.
+    A numpy array keeps its dtype (any tensorfrost has: ``t.numpy`` gives it back, bfloat16 as
+    ml_dtypes.bfloat16; others are an ArgumentError); lists take float32, int32 or bool. It is
+    copied (later writes to it do not change the tensor). Another DLPack producer (a torch or
+    jax tensor) is shared without a copy where the layout fits, as ``tf.from_dlpack`` does;
+    with a ``dtype`` that differs from its own it is converted (``as_array``, explicit).
     """
     backend = backend_for(current_device())
     if is_dlpack_producer(value):
@@ -306,5 +482,5 @@ def tensor(value, dtype=None) -> TensorMemory:
                     if any(v < 0 for v in value) else "")
             raise ShapeError(f"tf.tensor: {problem}{hint}")
         return backend.upload(np.zeros(value, dtype=target.numpy), target)
-    array = as_array(value, dt.dtype_of(dtype) if dtype is not None else None, "tf.tensor")
+    array = as_array(value, dt.dtype_of(dtype) if dtype is not None else None, "tf.tensor", explicit=True)
     return backend.upload(array, dt.numpy_to_dtype(array.dtype))

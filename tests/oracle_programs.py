@@ -16,6 +16,9 @@ Each step appends a value of shape [N, M] to a pool that later steps read:
   (SIMD reductions);
 - ``escape``: a loop each element leaves at its own trip (masked tiles);
 - ``scatter``: a histogram by atomic adds; ``hash``: int32/uint32 arithmetic that wraps;
+- ``dtype``: the value in another dtype (float16, bfloat16, float64, 8/16/64-bit ints):
+  arithmetic that rounds or wraps there, a reduction or a matmul in it, stored between
+  kernels in that dtype where fusion splits them;
 - ``permute``: a store to another element, then a copy of that tensor;
 - ``shift`` and ``transpose``: shifted and transposed reads of computed values.
 
@@ -40,6 +43,7 @@ LEFT = ["a", "a", "a", "a", "at.T", "ones", "a*2", "a[::-1]", "pool"]
 RIGHT = ["b", "b", "b", "b", "bt.T", "ones", "b-0.5", "pool"]
 EPILOGUES = ["none", "relu", "add_s", "relu_add_s", "scale"]
 STENCILS = ["plain", "plain", "select", "if_store", "if_else_store"]
+DTYPES = ["float16", "bfloat16", "float64", "int8", "int16", "int64", "uint8"]
 
 _pick = st.integers(0, 99)
 _accumulation = st.tuples(st.just("acc"), st.sampled_from(TERMS), st.sampled_from(["zeros", "pool"]), _pick,
@@ -55,6 +59,8 @@ _STEPS = {
     "escape": st.tuples(st.just("escape"), _pick, _pick, st.integers(1, 6)),
     "scatter": st.tuples(st.just("scatter"), _pick, _pick),
     "hash": st.tuples(st.just("hash"), _pick, st.sampled_from(["int32", "uint32"])),
+    "dtype": st.tuples(st.just("dtype"), _pick, st.sampled_from(DTYPES), st.sampled_from(["arith", "sum", "matmul"]),
+                       st.integers(0, 1)),
     "permute": st.tuples(st.just("permute"), _pick),
     "shift": st.tuples(st.just("shift"), _pick, st.integers(-2, 2), st.integers(-2, 2)),
     "transpose": st.tuples(st.just("transpose"), _pick),
@@ -63,7 +69,7 @@ _STEPS = {
 # and its epilogue, band chains, merged loops) more often. (st.one_of would not weigh: it
 # draws each distinct strategy alike, however often it is listed.)
 WEIGHTS = {"acc": 3, "matmul": 4, "stencil": 3, "reduce": 2, "escape": 2, "scatter": 1, "hash": 1, "permute": 1,
-           "shift": 1, "transpose": 4}
+           "shift": 1, "transpose": 4, "dtype": 2}
 step = st.sampled_from([kind for kind, weight in WEIGHTS.items() for _ in range(weight)]).flatmap(_STEPS.__getitem__)
 
 
@@ -161,6 +167,23 @@ def _hash(s, pool):
     return tf.float((h * 4) // 4 & 255) * 0.25
 
 
+def _in_dtype(s, pool, square):
+    """A value computed in another dtype and brought back to float32 quarters. Floats round
+    per op there (bfloat16 holds 8 bits: quarters up to 64 round), ints wrap at their bits."""
+    _, source, name, form, axis = s
+    dtype = getattr(tf, name)
+    x = pool[source % len(pool)]
+    y = x.astype(dtype) if dtype.is_float else tf.int(x * 4.0).astype(dtype)
+    if form == "sum":  # (16-bit floats accumulate in float32)
+        value = tf.unsqueeze(tf.sum(y, axis=axis), axis) + y
+    elif form == "matmul" and square:  # (int8 @ int8 is int32)
+        value = (y @ y).astype(dtype) if dtype.is_float else (y @ y)
+    else:
+        value = y * y + y * 3 - 7 if dtype.is_integer else y * y * 0.5 + y - 1.5
+    back = value.astype(tf.float32)
+    return back if dtype.is_float else back * 0.25
+
+
 def build(recipe):
     """The tracing-style program that replays ``recipe``."""
     square, _, steps, outputs = recipe  # a square recipe's inputs are n x n: its transposes combine
@@ -202,6 +225,8 @@ def build(recipe):
                 value = x * 0.5 + tf.unsqueeze(histogram, 0) * 0.25
             elif kind == "hash":
                 value = _hash(s, pool)
+            elif kind == "dtype":
+                value = _in_dtype(s, pool, square)
             elif kind == "permute":  # issue 26, item 11
                 i, j = x.indices
                 flipped = tf.zeros([N, M], tf.float32)

@@ -164,7 +164,8 @@ def test_an_int_tensor_variable_assigned_a_float():
         for _ in range(3):
             s = s + a  # mark
         return s
-    check(fails_to_compile(program), program, "s = s + a  # mark", "'s' is a tf.int32 variable", "tf.float(...)")
+    check(fails_to_compile(program), program, "s = s + a  # mark", "'s' is a tf.int32 variable",
+          "(...).astype(tf.float32)")
 
 
 def test_while_else_with_a_tensor_condition():

@@ -38,7 +38,7 @@ def test_tensorfrost_matches_numpy(wid):
     for r in results:
         assert r.impl.startswith("tensorfrost")
         assert r.status == "ok", f"{wid} {r.impl}: {r.status}: {r.message}\n{r.detail}"
-        assert r.error is not None and r.error <= (WORKLOADS[wid].tolerance if wid != "C1" else 1e-3)
+        assert r.error is not None and r.error <= (WORKLOADS[wid].tolerance_for(r.impl) if wid != "C1" else 1e-3)
         assert r.metric is not None and r.metric > 0
 
 
@@ -70,9 +70,55 @@ def test_command_line_quick_run(tmp_path):
                          text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     data = json.loads((tmp_path / "results.json").read_text())
-    # the plain rows and the variants of the chosen implementations (W7's cache-size row)
-    assert {r["impl"] for r in data["results"]} == {"tensorfrost", "numpy", "tensorfrost (2048^2)"}
+    # the plain rows and the variants of the chosen implementations (W7's cache-size and float16 rows)
+    assert {r["impl"] for r in data["results"]} == {"tensorfrost", "numpy", "tensorfrost (2048^2)",
+                                                    "tensorfrost (float16)", "numpy (float16)"}
     assert {r["status"] for r in data["results"]} == {"ok"}
+
+
+def test_dtype_rows_check_against_their_own_reference_and_tolerance():
+    """A row in another dtype (``own_inputs``) is checked against the reference of its own
+    inputs, made once for all rows of that dtype, with its own tolerance; a result off by
+    one in an exact dtype is wrong; the ratio columns compare it with its own dtype's rows."""
+    import numpy as np
+    made = []
+
+    def int_inputs(inp, p):
+        made.append("inputs")
+        return {"x": inp["x"].astype(np.int8)}
+
+    def int_reference(inp, p):
+        made.append("reference")
+        return [inp["x"].astype(np.int64) * 2]
+
+    def doubled(off=0, dtype=None):
+        def impl(inp, p):
+            x = inp["x"].astype(dtype or inp["x"].dtype)
+            return (lambda: x * 2 + off), (lambda y: [y])
+        return impl
+    workload = harness.Workload(
+        "W0", "doubling", "G/s", sizes={"quick": {"n": 64}},
+        inputs=lambda p, rng: {"x": rng.integers(-60, 60, p["n"]).astype(np.float32)},
+        reference=lambda inp, p: [inp["x"].astype(np.float64) * 2], work=lambda p: p["n"] / 1e9,
+        impls={"numpy": doubled(off=1e-3),
+               "numpy (int8)": harness.own_inputs(doubled(dtype=np.int32), "int8", int_inputs, int_reference),
+               "numpy (int8, off by one)": harness.own_inputs(doubled(off=1, dtype=np.int32), "int8", int_inputs,
+                                                              int_reference),
+               "numpy (float16)": doubled(off=1e-3, dtype=np.float16)},
+        tolerance=1e-6, tolerances={"numpy (int8)": 0.0, "numpy (int8, off by one)": 0.0, "numpy (float16)": 1e-3},
+        groups={"numpy (int8)": "int8", "numpy (int8, off by one)": "int8", "numpy (float16)": "float16"})
+    results = harness.run_workload(workload, quick=True, log=_quiet)
+    status = {r.impl: (r.status, r.error) for r in results}
+    assert status["numpy"][0] == "wrong" and 1e-6 < status["numpy"][1] < 1e-3  # 1e-3 / max |2x|
+    assert status["numpy (int8)"] == ("ok", 0.0)
+    assert status["numpy (int8, off by one)"][0] == "wrong" and status["numpy (int8, off by one)"][1] > 0
+    assert status["numpy (float16)"][0] == "ok"  # the same error as "numpy", under its own tolerance
+    assert sorted(made) == ["inputs", "reference"]  # once for both int8 rows
+    for r in results:  # the float32 row is not compared with the int8 ones, nor they with it
+        r.status, r.metric = "ok", {"numpy": 1.0, "numpy (int8)": 4.0}.get(r.impl, 2.0)
+    harness.annotate(results, {"W0": workload}, stream_gbs=None)
+    ratios = {r.impl: r.vs_best_library for r in results}
+    assert ratios == {"numpy": 1.0, "numpy (int8)": 1.0, "numpy (int8, off by one)": 0.5, "numpy (float16)": 1.0}
 
 
 def test_targets_apply_to_their_own_row_size_and_load():

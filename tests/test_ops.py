@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import tensorfrost as tf
+from tensorfrost.ir import dtypes as dt_module
 from tensorfrost.ir.ops import ELEMENTWISE, OPS
+from tensorfrost.ir.ops_math import CONVERSIONS
 
 I32_MIN, I32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 FLOAT_EDGES = np.array([-np.inf, -1e30, -1e4, -3.5, -2.5, -1.0, -0.5, -0.0, 0.0, 0.25, 0.5, 1.0, 1.5, 2.5, 3.0,
@@ -102,6 +104,44 @@ def _run_binary(names, a_values, b_values, dtype):
     outs = tf.compile(program)(a_values, b_values)
     for name, out in zip(names, outs):
         _compare(name, out.numpy, _reference(name, a_values, b_values))
+
+
+def _samples(dtype) -> np.ndarray:
+    """Values of ``dtype`` that reach every rule of a conversion: the extremes, zero, halves
+    (rounding), values beyond the narrower types' ranges, NaN and inf for floats."""
+    if dtype is tf.bool1:
+        return np.array([True, False, True])
+    if dtype.is_float:
+        wide = np.array([-np.inf, -3e38, -2.0**63, -70000.0, -300.5, -128.5, -2.5, -1.0, -0.5, -0.0, 0.0, 0.49,
+                         0.5, 1.5, 255.5, 65519.0, 65520.0, 2.0**31, 2.0**32 + 5, 2.0**63, 2.0**64, 3e38, np.inf,
+                         np.nan, 1.0 + 2.0**-11 + 2.0**-30])
+        with np.errstate(all="ignore"):
+            return wide.astype(dtype.numpy)
+    info = np.iinfo(dtype.numpy)
+    return np.array([info.min, info.min + 1, -1 if info.min else 0, 0, 1, 127, 128, 255, 256, 65535, 65536,
+                     info.max - 1, info.max], dtype=object).clip(info.min, info.max).astype(dtype.numpy)
+
+
+@pytest.mark.parametrize("source", list(dt_module.ALL), ids=lambda d: d.name)
+def test_conversions_between_every_pair_of_dtypes(backend, source):
+    """``x.astype(target)`` for every pair: exactly the op table's reference (numpy's astype,
+    with the float-to-int rule of ops_math._float_to_int), bit for bit."""
+    values = _samples(source)
+
+    def program():
+        a = tf.input([-1], source)
+        return [a.astype(target) for target in dt_module.ALL]
+    outs = tf.compile(program)(values)
+    for target, out in zip(dt_module.ALL, outs):
+        want = _reference(CONVERSIONS[target], values)
+        got = out.numpy
+        assert got.dtype == target.numpy, target
+        if target.is_float:  # (NaN payloads aside)
+            same = (got.astype(np.float64) == want.astype(np.float64)) | (np.isnan(got.astype(np.float64))
+                                                                          & np.isnan(want.astype(np.float64)))
+            assert same.all(), (source, target, values[~same], got[~same], want[~same])
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=f"{source} -> {target}")
 
 
 def test_float_unary(backend):
@@ -281,6 +321,6 @@ def test_every_op_is_covered():
     """Adding an op to the table without a test fails here."""
     elementwise = {n for n, o in OPS.items() if o.kind == ELEMENTWISE}
     tested = set(FLOAT_UNARY) | set(INT_UNARY) | set(UINT_UNARY) | set(FLOAT_BINARY) | set(INT_BINARY)
-    tested |= set(BOOL_OPS) | set(TERNARY)
+    tested |= set(BOOL_OPS) | set(TERNARY) | set(CONVERSIONS.values())
     assert elementwise - tested == set()
     assert set(OPS) - elementwise == set(STRUCTURAL_COVERAGE)

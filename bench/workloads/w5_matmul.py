@@ -11,13 +11,21 @@ numba and the C are plain loops in i-k-j order; taichi is the plain i-j-k loop. 
 "c (tiled)" row is ``bench/c/matmul_tiled.h``: 80 lines of C tiled for registers and caches,
 to show what a tiled lowering of matmul can reach (it is the "C" of no target).
 
+The dtype rows (issue 29) multiply the same matrices in other dtypes, each checked against
+its own exact product and counting the same 2 n^3 flops: ``(float64)`` against numpy's
+dgemm; ``(bfloat16)`` (operands rounded to ml_dtypes.bfloat16, a bfloat16 product summed in
+float32) against torch.matmul on bfloat16 tensors; ``(int8)`` (``rint(127 x)``, an int32
+product summed in int32) against ``torch._int_mm`` (int8 x int8 -> int32 on the CPU) and
+numpy's int32 @ int32 of the same values (a plain loop, no BLAS: about 25 s a product at
+2048^3 on two cores), checked for exact equality.
+
 Taichi kernels need real annotation objects, so no ``from __future__ import annotations``.
 """
 
 import numpy as np
 
 from .. import cbuild
-from ..harness import Prechecked, Target, Workload, repeated
+from ..harness import Prechecked, Target, Workload, own_inputs, repeated
 
 
 def inputs(p, rng):
@@ -42,10 +50,11 @@ def check(outputs, reference):
 
 def tensorfrost(inp, p, explicit=False):
     import tensorfrost as tf
+    dtype = getattr(tf, inp["a"].dtype.name)  # float32, or the operands' dtype in a dtype row
 
     def matmul():
-        a = tf.input([-1, -1], tf.float32)
-        b = tf.input([a.shape[1], -1], tf.float32)
+        a = tf.input([-1, -1], dtype)
+        b = tf.input([a.shape[1], -1], dtype)
         return a @ b
 
     def matmul_sum():
@@ -57,6 +66,54 @@ def tensorfrost(inp, p, explicit=False):
     prog = tf.compile(matmul_sum if explicit else matmul)
     a, b = tf.tensor(inp["a"]), tf.tensor(inp["b"])
     return (lambda: prog(a, b)), (lambda out: [out.numpy])
+
+
+def _dtype_row(impl, key, cast, result_dtype, reference_fn=reference):
+    """A row on the operands cast by ``cast`` (their dtype named ``key``), checked against
+    ``reference_fn`` of those operands; its product must have dtype ``result_dtype``."""
+    def with_dtype(inp, p):
+        run, fetch = impl(inp, p)
+        return run, (lambda out: [_expect(o, result_dtype) for o in fetch(out)])
+    return own_inputs(with_dtype, key, lambda inp, p: {"a": cast(inp["a"]), "b": cast(inp["b"])},
+                      reference_fn, check)
+
+
+def _expect(array, dtype):
+    if array.dtype != np.dtype(dtype):
+        raise ValueError(f"result dtype {array.dtype}, expected {np.dtype(dtype)}")
+    return array
+
+
+def _int8(x):
+    return np.rint(x * 127).astype(np.int8)  # x in [-1, 1]: values in [-127, 127]
+
+
+def int_reference(inp, p):
+    """The exact product in int64. Through float64 BLAS: every partial sum is an integer of
+    magnitude at most k 127^2 < 2^53, so each is exact in float64, in any order."""
+    a, b = inp["a"], inp["b"]
+    assert a.shape[1] * 127 ** 2 < 2 ** 53
+    return [(a.astype(np.float64) @ b.astype(np.float64)).astype(np.int64)]
+
+
+def _bfloat16():
+    import ml_dtypes
+    return ml_dtypes.bfloat16
+
+
+def _dtype_rows():
+    """The dtype rows of issue 29 by name."""
+    def bf16(x):
+        return x.astype(_bfloat16())
+    return {
+        "tensorfrost (float64)": _dtype_row(tensorfrost, "float64", lambda x: x.astype(np.float64), np.float64),
+        "numpy (float64)": _dtype_row(numpy_impl, "float64", lambda x: x.astype(np.float64), np.float64),
+        "tensorfrost (bfloat16)": _dtype_row(tensorfrost, "bfloat16", bf16, _bfloat16()),
+        "torch (bfloat16)": _dtype_row(torch_bfloat16, "bfloat16", bf16, _bfloat16()),
+        "tensorfrost (int8)": _dtype_row(tensorfrost, "int8", _int8, np.int32, int_reference),
+        "torch (int8)": _dtype_row(torch_int8, "int8", _int8, np.int32, int_reference),
+        "numpy (int32)": _dtype_row(numpy_int32, "int8", _int8, np.int32, int_reference),
+    }
 
 
 def c(inp, p, tiled=False):
@@ -177,6 +234,32 @@ def torch_impl(inp, p, compiled=False):
     return run, (lambda o: [o.numpy()])
 
 
+def torch_bfloat16(inp, p):
+    """torch.matmul on bfloat16 CPU tensors (the operands' bits, viewed as torch.bfloat16)."""
+    import torch
+
+    a, b = (torch.from_numpy(inp[k].view(np.int16)).view(torch.bfloat16) for k in ("a", "b"))
+
+    def run():
+        with torch.no_grad():
+            return torch.matmul(a, b)
+    return run, (lambda o: [o.contiguous().view(torch.int16).numpy().view(_bfloat16())])
+
+
+def torch_int8(inp, p):
+    """``torch._int_mm``: int8 x int8 -> int32, which torch 2.x also runs on the CPU
+    (``torch.matmul`` of int8 tensors gives int8, wrapping)."""
+    import torch
+
+    a, b = torch.from_numpy(inp["a"]), torch.from_numpy(inp["b"])
+    return (lambda: torch._int_mm(a, b)), (lambda o: [o.numpy()])
+
+
+def numpy_int32(inp, p):
+    a, b = inp["a"].astype(np.int32), inp["b"].astype(np.int32)
+    return (lambda: a @ b), (lambda o: [o])
+
+
 def taichi_impl(inp, p):
     import taichi as ti
 
@@ -210,13 +293,29 @@ WORKLOAD = Workload(
            "jax": jax_impl, "torch": torch_impl,
            "torch.compile": lambda i, p: torch_impl(i, p, compiled=True), "taichi": taichi_impl,
            **{f"{impl} ({shape})": _shape_row(shape, make) for shape in SHAPES
-              for impl, make in (("tensorfrost", _tensorfrost_form), ("numpy", _numpy_run))}},
+              for impl, make in (("tensorfrost", _tensorfrost_form), ("numpy", _numpy_run))},
+           **_dtype_rows()},
     work=lambda p: 2 * p["n"] ** 3 / 1e9,
+    # Tolerances of the dtype rows, in the check's units (error / sqrt(k), |a|, |b| <= 1):
+    # float64: products of float32 values are exact; a sum of k terms loses at most
+    # k 2^-53 sum|a_i b_i| <= k^2 2^-53, so k^1.5 2^-53 = 1e-11 at k = 2048 (a float32
+    # product, 1e-7, fails). bfloat16: products of bfloat16 values are exact in float32 and
+    # their float32 sum loses under k 2^-24 of it; rounding the product to bfloat16 (8
+    # significant bits) costs up to 2^-8 of |c| <= 2 sqrt(k) (6 standard deviations of
+    # sqrt(k) / 3), so 8e-3 (measured: 4e-3 at 256^3, 5e-3 at 2048^3); 1.5e-2 leaves twice
+    # that, and a product accumulated in bfloat16 fails. int8: exact.
+    tolerances={"tensorfrost (float64)": 1e-10, "numpy (float64)": 1e-10, "tensorfrost (bfloat16)": 1.5e-2,
+                "torch (bfloat16)": 1.5e-2, "tensorfrost (int8)": 0.0, "torch (int8)": 0.0, "numpy (int32)": 0.0},
+    groups={"tensorfrost (float64)": "float64", "numpy (float64)": "float64", "tensorfrost (bfloat16)": "bfloat16",
+            "torch (bfloat16)": "bfloat16", "tensorfrost (int8)": "int8", "torch (int8)": "int8",
+            "numpy (int32)": "int8"},
     targets=[Target("peer", 0.9, peers=("numpy",), impl="tensorfrost", text="at least 90% of numpy (OpenBLAS)"),
              # the issue: 0.9x OpenBLAS at 2048^3 and the tall and wide shapes, OpenBLAS's speed up to 1024^3
              *(Target("peer", 1.0 if shape == "1024^3" else 0.9, peers=(f"numpy ({shape})",),
                       impl=f"tensorfrost ({shape})",
                       text=f"at least {'' if shape == '1024^3' else '90% of '}numpy at {shape}") for shape in SHAPES),
              *(Target("peer", 0.9, peers=("tensorfrost",), impl=f"tensorfrost ({shape})",
-                      text="within 10% of the plain form") for shape in ("X^T@G", "G@W^T", "8x1024^3 batched"))],
+                      text="within 10% of the plain form") for shape in ("X^T@G", "G@W^T", "8x1024^3 batched")),
+             Target("peer", 0.8, peers=("numpy (float64)",), impl="tensorfrost (float64)",
+                    text="float64: at least 80% of numpy (OpenBLAS dgemm)")],
 )

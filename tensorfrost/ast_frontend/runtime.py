@@ -261,7 +261,7 @@ class Frame:
         self.builder.variables.assigned(var.node, new_dtype)
         have = var.node.dtype
         if (new_dtype.is_float and not have.is_float) or (new_dtype.is_integer and have.is_bool):
-            convert = f"tf.{new_dtype.name.rstrip('0123456789')}(...)"
+            convert = f"(...).astype(tf.{new_dtype.name})"
             raise KernelProgramError(f"'{name}' is a {have!r} variable here (from its value before this loop "
                                      f"or if), but is assigned a {new_dtype!r} value; convert its value before "
                                      f"the loop or if with {convert}", user_location())

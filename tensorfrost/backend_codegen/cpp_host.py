@@ -36,6 +36,7 @@ _READ = {dt.float32: "asfloat({})", dt.int32: "asint({})", dt.uint32: "{}", dt.b
 
 class HostLang(Lang):
     name = "cpp"
+    signed_overflow_wraps = False
     types = {dt.float32: "float", dt.int32: "int", dt.uint32: "uint", dt.bool1: "bool"}
 
 

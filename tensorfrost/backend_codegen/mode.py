@@ -23,14 +23,15 @@ from __future__ import annotations
 import re
 
 from ..backend_cpu.emit_cpp import CppProgram
-from ..backend_gl.glsl import emit_kernel as emit_glsl
-from ..backend_gl.hlsl import emit_kernel as emit_hlsl
 from ..emit.binding import buffer_order
+from ..emit.glsl import emit_kernel as emit_glsl
+from ..emit.hlsl import emit_kernel as emit_hlsl
 from ..emit.names import ascii_name, is_reserved
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node
 from ..ir.ops import KERNEL
+from ..ir.target import Target
 from .cpp_host import MainFunction, cpp_header
 
 _UNIFORM_READ = {dt.float32: "tf_asfloat(tf_uniforms[{}])", dt.int32: "tf_asint(tf_uniforms[{}])",
@@ -145,6 +146,9 @@ class CodegenBackend:
     """The ``tf.codegen`` device."""
 
     name = "codegen"
+    # (its generated host code and the HLSL emitter hold 32-bit words only)
+    target = Target("codegen", ("cpp", "glsl", "hlsl"), frozenset(dt.WORD),
+                    {d: "its generated code holds 32-bit values only" for d in dt.ALL if d not in dt.WORD})
 
     def upload(self, array, dtype):
         raise TensorFrostError("codegen mode holds no tensors: it only generates code (initialize tf.cpu or "

@@ -24,6 +24,7 @@ from ..emit.clike import (
     shift_of,
 )
 from ..emit.host import HostEmitter
+from ..ir import dtypes as dt
 from ..ir.node import Node, Program, walk
 from ..ir.ops import ADD, BREAK, CONTINUE, DIM_ID, IF, INPUT, KERNEL, LOAD, LOOP, MUL, SET, STORE
 from ..ir.shapes import dims_equal, shapes_equal
@@ -61,6 +62,8 @@ def _reduction_vars(loop: Node, mutable: set) -> dict:
         if variable in inside or value.op.name not in _OMP_REDUCTIONS or variable not in value.args:
             return {}
         if value.op not in (ADD, MUL) and variable.dtype.is_float:
+            return {}
+        if variable.dtype.compute is not variable.dtype:  # (a 16-bit float rounds every step: in order)
             return {}
         uses = [n for n in body if variable in n.args]
         if any(n is not value and n is not node for n in uses):
@@ -146,6 +149,12 @@ def _tasks(kernel: Node, dims: list, tiles, outer: list, chunk: int, call: str) 
 
 class CppLang(Lang):
     name = "cpp"
+    signed_overflow_wraps = False
+
+    def literal(self, value, dtype: dt.DType) -> str:
+        text = super().literal(value, dtype)
+        # (an 8- or 16-bit constant keeps its type, so that a template helper sees one dtype)
+        return f"(({self.type(dtype)}){text})" if dtype.is_integer and dtype.bits < 32 else text
     interrupt_check = "if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C"
     interrupt_poll = (f"if (({{trips}}++ & {INTERRUPT_TRIPS - 1}u) == 0 && tf_allocator_in_use.interrupted && "
                       "*tf_allocator_in_use.interrupted) break;  // Ctrl-C")
@@ -417,7 +426,8 @@ class _HostEmitter(HostEmitter, BodyEmitter):
         name = self.name(node)
         ctype = self.lang.storage_types[node.dtype]
         self.check_sizes(node)
-        self.emit(f"tf_buffer {name}_memory({count}, {c_string(node.name or name)});")
+        size = f", {node.dtype.itemsize}" if node.dtype.itemsize != 4 else ""
+        self.emit(f"tf_buffer {name}_memory({count}, {c_string(node.name or name)}{size});")
         self.emit(f"if (!{name}_memory.data) return 1;")
         self.emit(f"{ctype}* {name} = ({ctype}*){name}_memory.data;")
 

@@ -99,23 +99,25 @@ template <class F> static inline void tf_parallel(long long count, F body) {
 #define TF_STOP_IF_INTERRUPTED() \
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return 2
 
-// Bytes of a buffer of `count` 32-bit words: at least one word, a multiple of 64 bytes.
-static inline long long tf_buffer_bytes(long long count) {
-    long long bytes = (count > 0 ? count : 1) * 4;
+// Bytes of a buffer of `count` elements of `element_bytes`: at least one 32-bit word, a
+// multiple of 64 bytes.
+static inline long long tf_buffer_bytes(long long count, int element_bytes = 4) {
+    long long bytes = (count > 0 ? count * element_bytes : 1);
     return (bytes + 63) / 64 * 64;
 }
 
-// A buffer of 32-bit words, freed when it goes out of scope unless released as an output.
-// If it cannot be allocated, `data` is null and the error message is set.
+// A buffer of `count` elements (32-bit words unless `element_bytes` says otherwise), freed
+// when it goes out of scope unless released as an output. If it cannot be allocated,
+// `data` is null and the error message is set.
 struct tf_buffer {
     void* data = nullptr;
     long long bytes = 0;
-    explicit tf_buffer(long long count, const char* name) {
+    explicit tf_buffer(long long count, const char* name, int element_bytes = 4) {
         if (count > 2147483647LL) {
             tf_fail("buffer {0} has more elements than the 2147483647 a tensor can hold", &count, 1);
             return;
         }
-        bytes = tf_buffer_bytes(count);
+        bytes = tf_buffer_bytes(count, element_bytes);
         data = tf_allocator_in_use.alloc(bytes);
         if (!data && tf_error_out) snprintf(tf_error_out, (size_t)tf_error_size,
                                             "out of memory allocating %lld bytes for %s", bytes, name);
@@ -145,6 +147,11 @@ static inline int32_t tf_wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint
 static inline int32_t tf_wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
 static inline int32_t tf_wrap_neg(int32_t a) { return (int32_t)(0u - (uint32_t)a); }
 static inline int32_t tf_wrap_fma(int32_t a, int32_t b, int32_t c) { return tf_wrap_add(tf_wrap_mul(a, b), c); }
+static inline int64_t tf_wrap_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t tf_wrap_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline int64_t tf_wrap_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static inline int64_t tf_wrap_neg(int64_t a) { return (int64_t)(0ull - (uint64_t)a); }
+static inline int64_t tf_wrap_fma(int64_t a, int64_t b, int64_t c) { return tf_wrap_add(tf_wrap_mul(a, b), c); }
 
 // Arithmetic with C semantics made total: x / 0 == 0 and x % 0 == 0 for integers.
 static inline float tf_div(float a, float b) { return a / b; }
@@ -155,13 +162,36 @@ static inline uint32_t tf_div(uint32_t a, uint32_t b) { return b == 0 ? 0u : a /
 static inline float tf_mod(float a, float b) { return __builtin_fmodf(a, b); }
 static inline int32_t tf_mod(int32_t a, int32_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
 static inline uint32_t tf_mod(uint32_t a, uint32_t b) { return b == 0 ? 0u : a % b; }
-static inline float tf_floordiv(float a, float b) { return __builtin_floorf(a / b); }
+// numpy's floor_divide: the quotient of a - fmod(a, b) (exact), one less where the remainder's
+// sign differs from b's, rounded to the nearest integer; x // 0 is x / 0.
+template <class F> static inline F tf_float_floordiv(F a, F b, F m) {
+    if (b == 0) return a / b;
+    F d = (a - m) / b;
+    if (m != 0 && (b < 0) != (m < 0)) d -= 1;
+    if (d == 0) return __builtin_copysign(0.0, (double)(a / b));
+    const F f = (F)__builtin_floor((double)d);
+    return d - f > (F)0.5 ? f + 1 : f;
+}
+static inline float tf_floordiv(float a, float b) { return tf_float_floordiv(a, b, __builtin_fmodf(a, b)); }
 static inline int32_t tf_floordiv(int32_t a, int32_t b) {
     if (b == 0) return 0;
     int32_t q = tf_div(a, b);
     return (b != -1 && a % b != 0 && ((a < 0) != (b < 0))) ? tf_wrap_sub(q, 1) : q;
 }
 static inline uint32_t tf_floordiv(uint32_t a, uint32_t b) { return b == 0 ? 0u : a / b; }
+static inline double tf_div(double a, double b) { return a / b; }
+static inline int64_t tf_div(int64_t a, int64_t b) { return b == 0 ? 0 : (b == -1 ? tf_wrap_neg(a) : a / b); }
+static inline uint64_t tf_div(uint64_t a, uint64_t b) { return b == 0 ? 0u : a / b; }
+static inline double tf_mod(double a, double b) { return __builtin_fmod(a, b); }
+static inline int64_t tf_mod(int64_t a, int64_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
+static inline uint64_t tf_mod(uint64_t a, uint64_t b) { return b == 0 ? 0u : a % b; }
+static inline double tf_floordiv(double a, double b) { return tf_float_floordiv(a, b, __builtin_fmod(a, b)); }
+static inline int64_t tf_floordiv(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    int64_t q = tf_div(a, b);
+    return (b != -1 && a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline uint64_t tf_floordiv(uint64_t a, uint64_t b) { return b == 0 ? 0u : a / b; }
 
 // min / max propagate NaN, as numpy's minimum / maximum do.
 static inline float tf_min(float a, float b) { return (a < b || a != a) ? a : b; }
@@ -170,6 +200,12 @@ static inline int32_t tf_min(int32_t a, int32_t b) { return a < b ? a : b; }
 static inline int32_t tf_max(int32_t a, int32_t b) { return a > b ? a : b; }
 static inline uint32_t tf_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static inline uint32_t tf_max(uint32_t a, uint32_t b) { return a > b ? a : b; }
+static inline double tf_min(double a, double b) { return (a < b || a != a) ? a : b; }
+static inline double tf_max(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline int64_t tf_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t tf_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline uint64_t tf_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static inline uint64_t tf_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
 template <class T> static inline T tf_clamp(T x, T lo, T hi) { return tf_min(tf_max(x, lo), hi); }
 
 static inline float tf_abs(float a) { return __builtin_fabsf(a); }
@@ -178,6 +214,12 @@ static inline uint32_t tf_abs(uint32_t a) { return a; }
 static inline float tf_sign(float a) { return a > 0.0f ? 1.0f : (a < 0.0f ? -1.0f : a); }
 static inline int32_t tf_sign(int32_t a) { return (a > 0) - (a < 0); }
 static inline uint32_t tf_sign(uint32_t a) { return a > 0u ? 1u : 0u; }
+static inline double tf_abs(double a) { return __builtin_fabs(a); }
+static inline int64_t tf_abs(int64_t a) { return a < 0 ? tf_wrap_neg(a) : a; }
+static inline uint64_t tf_abs(uint64_t a) { return a; }
+static inline double tf_sign(double a) { return a > 0.0 ? 1.0 : (a < 0.0 ? -1.0 : a); }
+static inline int64_t tf_sign(int64_t a) { return (a > 0) - (a < 0); }
+static inline uint64_t tf_sign(uint64_t a) { return a > 0u ? 1u : 0u; }
 
 template <class T> static inline T tf_and(T a, T b) { return a & b; }
 template <class T> static inline T tf_or(T a, T b) { return a | b; }
@@ -189,6 +231,12 @@ static inline int32_t tf_shl(int32_t a, int32_t b) { return (int32_t)((uint32_t)
 static inline uint32_t tf_shl(uint32_t a, uint32_t b) { return a << (b & 31u); }
 static inline int32_t tf_shr(int32_t a, int32_t b) { return a >> (b & 31); }
 static inline uint32_t tf_shr(uint32_t a, uint32_t b) { return a >> (b & 31u); }
+static inline int64_t tf_not(int64_t a) { return ~a; }
+static inline uint64_t tf_not(uint64_t a) { return ~a; }
+static inline int64_t tf_shl(int64_t a, int64_t b) { return (int64_t)((uint64_t)a << (b & 63)); }
+static inline uint64_t tf_shl(uint64_t a, uint64_t b) { return a << (b & 63u); }
+static inline int64_t tf_shr(int64_t a, int64_t b) { return a >> (b & 63); }
+static inline uint64_t tf_shr(uint64_t a, uint64_t b) { return a >> (b & 63u); }
 static inline uint32_t tf_reversebits(uint32_t v) {
     v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
     v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
@@ -211,6 +259,17 @@ TF_LIBM(sinf, (float)) TF_LIBM(cosf, (float)) TF_LIBM(tanf, (float)) TF_LIBM(asi
 TF_LIBM(acosf, (float)) TF_LIBM(atanf, (float)) TF_LIBM(sinhf, (float)) TF_LIBM(coshf, (float))
 TF_LIBM(tanhf, (float)) TF_LIBM(expf, (float)) TF_LIBM(exp2f, (float)) TF_LIBM(logf, (float))
 TF_LIBM(log2f, (float)) TF_LIBM(powf, (float, float)) TF_LIBM(atan2f, (float, float))
+#undef TF_LIBM
+#if defined(__x86_64__) && defined(_OPENMP)
+#define TF_LIBM(name, args) _Pragma("omp declare simd notinbranch") \
+    extern "C" __attribute__((const, nothrow)) double tf_libm_##name args __asm__(#name);
+#else
+#define TF_LIBM(name, args) extern "C" __attribute__((const, nothrow)) double tf_libm_##name args __asm__(#name);
+#endif
+TF_LIBM(sin, (double)) TF_LIBM(cos, (double)) TF_LIBM(tan, (double)) TF_LIBM(asin, (double))
+TF_LIBM(acos, (double)) TF_LIBM(atan, (double)) TF_LIBM(sinh, (double)) TF_LIBM(cosh, (double))
+TF_LIBM(tanh, (double)) TF_LIBM(exp, (double)) TF_LIBM(exp2, (double)) TF_LIBM(log, (double))
+TF_LIBM(log2, (double)) TF_LIBM(pow, (double, double)) TF_LIBM(atan2, (double, double))
 
 static inline float tf_floor(float a) { return __builtin_floorf(a); }
 static inline float tf_ceil(float a) { return __builtin_ceilf(a); }
@@ -242,6 +301,100 @@ static inline float tf_smoothstep(float e0, float e1, float x) {
 }
 template <class T> static inline T tf_fma(T a, T b, T c) { return a * b + c; }
 
+static inline double tf_floor(double a) { return __builtin_floor(a); }
+static inline double tf_ceil(double a) { return __builtin_ceil(a); }
+static inline double tf_round(double a) { return __builtin_rint(a); }
+static inline double tf_trunc(double a) { return __builtin_trunc(a); }
+static inline double tf_frac(double a) { return a - __builtin_floor(a); }
+static inline double tf_exp(double a) { return tf_libm_exp(a); }
+static inline double tf_exp2(double a) { return tf_libm_exp2(a); }
+static inline double tf_log(double a) { return tf_libm_log(a); }
+static inline double tf_log2(double a) { return tf_libm_log2(a); }
+static inline double tf_sqrt(double a) { return __builtin_sqrt(a); }
+static inline double tf_rsqrt(double a) { return 1.0 / __builtin_sqrt(a); }
+static inline double tf_rcp(double a) { return 1.0 / a; }
+static inline double tf_sin(double a) { return tf_libm_sin(a); }
+static inline double tf_cos(double a) { return tf_libm_cos(a); }
+static inline double tf_tan(double a) { return tf_libm_tan(a); }
+static inline double tf_asin(double a) { return tf_libm_asin(a); }
+static inline double tf_acos(double a) { return tf_libm_acos(a); }
+static inline double tf_atan(double a) { return tf_libm_atan(a); }
+static inline double tf_sinh(double a) { return tf_libm_sinh(a); }
+static inline double tf_cosh(double a) { return tf_libm_cosh(a); }
+static inline double tf_tanh(double a) { return tf_libm_tanh(a); }
+static inline double tf_pow(double a, double b) { return tf_libm_pow(a, b); }
+static inline double tf_atan2(double a, double b) { return tf_libm_atan2(a, b); }
+static inline double tf_lerp(double a, double b, double t) { return a + (b - a) * t; }
+static inline double tf_smoothstep(double e0, double e1, double x) {
+    double t = tf_clamp((x - e0) / (e1 - e0), 0.0, 1.0);
+    return t * t * (3.0 - 2.0 * t);
+}
+
+// 16-bit floats: float16 (IEEE half) and bfloat16 bits from a float32, rounded to nearest
+// even (as numpy and ml_dtypes round), and back. Their values compute in float32. No
+// branches (results chosen by bit masks), so that loops converting them vectorize.
+static inline float tf_f16_to_f32(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7FFFu;
+    uint32_t bits = em << 13;
+    float f;
+    memcpy(&f, &bits, 4);
+    f *= 0x1p112f;  // rebias the exponent; exact, and right for subnormal halves too
+    uint32_t out;
+    memcpy(&out, &f, 4);
+    const uint32_t special = 0u - (uint32_t)(em >= 0x7C00u);  // inf, NaN: all ones
+    out = (out & ~special) | ((0x7F800000u | ((em & 0x3FFu) << 13)) & special);
+    out |= sign;
+    memcpy(&f, &out, 4);
+    return f;
+}
+static inline uint16_t tf_f32_to_f16(float fl) {
+    uint32_t f;
+    memcpy(&f, &fl, 4);
+    const uint32_t sign = f & 0x80000000u;
+    f ^= sign;
+    const uint32_t magic = 126u << 23;  // 0.5f: adding it rounds a subnormal half's value into the low bits
+    float t;
+    memcpy(&t, &f, 4);
+    float m;
+    memcpy(&m, &magic, 4);
+    t += m;
+    uint32_t tb;
+    memcpy(&tb, &t, 4);
+    const uint32_t sub = tb - magic;
+    const uint32_t norm = (f - (112u << 23) + 0xFFFu + ((f >> 13) & 1u)) >> 13;  // (rebiased, nearest even)
+    const uint32_t small = 0u - (uint32_t)(f < (113u << 23)), big = 0u - (uint32_t)(f >= (143u << 23));
+    const uint32_t nan = 0u - (uint32_t)(f > 0x7F800000u);
+    uint32_t o = (sub & small) | (norm & ~small);
+    o = (o & ~big) | (((0x7E00u & nan) | (0x7C00u & ~nan)) & big);
+    return (uint16_t)(o | (sign >> 16));
+}
+static inline float tf_bf16_to_f32(uint16_t h) {
+    const uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+static inline uint16_t tf_f32_to_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    const uint32_t nan = 0u - (uint32_t)((x & 0x7FFFFFFFu) > 0x7F800000u);  // NaN stays (quiet) NaN
+    const uint32_t rounded = (x + 0x7FFFu + ((x >> 16) & 1u)) >> 16;
+    return (uint16_t)((rounded & ~nan) | (((x >> 16) | 0x40u) & nan));
+}
+// A double as a float rounded to odd: then rounding that float to a 16-bit float gives the
+// double correctly rounded (no double rounding: float32 has more than 2 * 11 + 2 bits).
+static inline float tf_f64_to_f32_odd(double d) {
+    float f = (float)d;
+    if ((double)f != d && d == d) {
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        if (__builtin_fabs((double)f) > __builtin_fabs(d)) bits -= 1;  // rounded away from zero: back toward it
+        bits |= 1u;
+        memcpy(&f, &bits, 4);
+    }
+    return f;
+}
+
 // Conversions: out-of-range floats give INT32_MIN (int) or wrap through int64 (uint),
 // as numpy does on x86.
 static inline float tf_to_float(float a) { return a; }
@@ -255,12 +408,66 @@ static inline int32_t tf_to_int(int32_t a) { return a; }
 static inline int32_t tf_to_int(uint32_t a) { return (int32_t)a; }
 static inline int32_t tf_to_int(bool a) { return a ? 1 : 0; }
 static inline uint32_t tf_to_uint(float a) {
-    return (__builtin_isfinite(a) && __builtin_fabsf(a) < 9.2e18f) ? (uint32_t)(int64_t)a : 0u;
+    return (__builtin_isfinite(a) && __builtin_fabsf(a) < 9223372036854775808.0f) ? (uint32_t)(int64_t)a : 0u;
 }
 static inline uint32_t tf_to_uint(int32_t a) { return (uint32_t)a; }
 static inline uint32_t tf_to_uint(uint32_t a) { return a; }
 static inline uint32_t tf_to_uint(bool a) { return a ? 1u : 0u; }
 template <class T> static inline bool tf_to_bool(T a) { return a != 0; }
+static inline float tf_to_float(double a) { return (float)a; }
+static inline float tf_to_float(int64_t a) { return (float)a; }
+static inline float tf_to_float(uint64_t a) { return (float)a; }
+static inline int32_t tf_to_int(double a) {
+    return (a >= -2147483648.0 && a < 2147483648.0) ? (int32_t)a : (int32_t)0x80000000u;
+}
+static inline int32_t tf_to_int(int64_t a) { return (int32_t)a; }
+static inline int32_t tf_to_int(uint64_t a) { return (int32_t)a; }
+static inline uint32_t tf_to_uint(double a) {
+    return (__builtin_isfinite(a) && __builtin_fabs(a) < 9223372036854775808.0) ? (uint32_t)(int64_t)a : 0u;
+}
+static inline uint32_t tf_to_uint(int64_t a) { return (uint32_t)a; }
+static inline uint32_t tf_to_uint(uint64_t a) { return (uint32_t)a; }
+template <class T> static inline double tf_to_float64(T a) { return (double)a; }
+// A 64-bit integer as a float rounded to odd (its top 24 bits, the last one sticky): as
+// for doubles, a 16-bit float rounded from it is the integer correctly rounded.
+static inline float tf_u64_to_f32_odd(uint64_t u) {
+    if (u < (1ull << 24)) return (float)u;
+    const int shift = 40 - __builtin_clzll(u);  // the bits below the top 24
+    const uint64_t top = (u >> shift) | (uint64_t)((u & ((1ull << shift) - 1)) != 0);
+    return (float)top * (float)(1ull << shift);
+}
+static inline float tf_i64_to_f32_odd(int64_t a) {
+    const float f = tf_u64_to_f32_odd(a < 0 ? 0ull - (uint64_t)a : (uint64_t)a);
+    return a < 0 ? -f : f;
+}
+template <class T> static inline float tf_to_float16(T a) { return tf_f16_to_f32(tf_f32_to_f16((float)a)); }
+static inline float tf_to_float16(double a) { return tf_f16_to_f32(tf_f32_to_f16(tf_f64_to_f32_odd(a))); }
+static inline float tf_to_float16(int32_t a) { return tf_to_float16((double)a); }
+static inline float tf_to_float16(uint32_t a) { return tf_to_float16((double)a); }
+static inline float tf_to_float16(int64_t a) { return tf_f16_to_f32(tf_f32_to_f16(tf_i64_to_f32_odd(a))); }
+static inline float tf_to_float16(uint64_t a) { return tf_f16_to_f32(tf_f32_to_f16(tf_u64_to_f32_odd(a))); }
+template <class T> static inline float tf_to_bfloat16(T a) { return tf_bf16_to_f32(tf_f32_to_bf16((float)a)); }
+static inline float tf_to_bfloat16(double a) { return tf_bf16_to_f32(tf_f32_to_bf16(tf_f64_to_f32_odd(a))); }
+static inline float tf_to_bfloat16(int32_t a) { return tf_to_bfloat16((double)a); }
+static inline float tf_to_bfloat16(uint32_t a) { return tf_to_bfloat16((double)a); }
+static inline float tf_to_bfloat16(int64_t a) { return tf_bf16_to_f32(tf_f32_to_bf16(tf_i64_to_f32_odd(a))); }
+static inline float tf_to_bfloat16(uint64_t a) { return tf_bf16_to_f32(tf_f32_to_bf16(tf_u64_to_f32_odd(a))); }
+static inline int64_t tf_to_int64(double a) {
+    return (a >= -9223372036854775808.0 && a < 9223372036854775808.0) ? (int64_t)a : (int64_t)(1ull << 63);
+}
+static inline int64_t tf_to_int64(float a) { return tf_to_int64((double)a); }
+template <class T> static inline int64_t tf_to_int64(T a) { return (int64_t)a; }
+static inline uint64_t tf_to_uint64(double a) {
+    if (!(a >= -9223372036854775808.0 && a < 18446744073709551616.0)) return 0u;  // (NaN too)
+    return a >= 9223372036854775808.0 ? (uint64_t)a : (uint64_t)(int64_t)a;
+}
+static inline uint64_t tf_to_uint64(float a) { return tf_to_uint64((double)a); }
+template <class T> static inline uint64_t tf_to_uint64(T a) { return (uint64_t)a; }
+// Smaller ints: as int32 (floats) or uint32, then wrapped to their bits.
+template <class T> static inline int8_t tf_to_int8(T a) { return (int8_t)tf_to_int(a); }
+template <class T> static inline int16_t tf_to_int16(T a) { return (int16_t)tf_to_int(a); }
+template <class T> static inline uint8_t tf_to_uint8(T a) { return (uint8_t)tf_to_uint(a); }
+template <class T> static inline uint16_t tf_to_uint16(T a) { return (uint16_t)tf_to_uint(a); }
 template <class T> static inline float tf_asfloat(T a) { float r; memcpy(&r, &a, 4); return r; }
 template <class T> static inline int32_t tf_asint(T a) { int32_t r; memcpy(&r, &a, 4); return r; }
 template <class T> static inline uint32_t tf_asuint(T a) { uint32_t r; memcpy(&r, &a, 4); return r; }
@@ -272,30 +479,54 @@ static inline uint32_t tf_pcg(uint32_t v) {
 }
 static inline float tf_pcgf(uint32_t v) { return (float)(tf_pcg(v) >> 8) * (1.0f / 16777216.0f); }
 
-// Atomics. Floats and min/max use compare-and-swap loops on the 32-bit word.
+// Atomics. Floats and min/max use compare-and-swap loops on the element's bits.
+template <int Bytes> struct tf_bits_of;
+template <> struct tf_bits_of<1> { typedef uint8_t type; };
+template <> struct tf_bits_of<2> { typedef uint16_t type; };
+template <> struct tf_bits_of<4> { typedef uint32_t type; };
+template <> struct tf_bits_of<8> { typedef uint64_t type; };
 template <class T, class F> static inline void tf_atomic_cas(T* p, T v, F combine) {
-    uint32_t* word = reinterpret_cast<uint32_t*>(p);
-    uint32_t old = __atomic_load_n(word, __ATOMIC_RELAXED);
+    typedef typename tf_bits_of<sizeof(T)>::type W;
+    W* word = reinterpret_cast<W*>(p);
+    W old = __atomic_load_n(word, __ATOMIC_RELAXED);
     while (true) {
         T current;
-        memcpy(&current, &old, 4);
+        memcpy(&current, &old, sizeof(T));
         T next = combine(current, v);
-        uint32_t next_bits;
-        memcpy(&next_bits, &next, 4);
+        W next_bits;
+        memcpy(&next_bits, &next, sizeof(T));
         if (next_bits == old) return;
         if (__atomic_compare_exchange_n(word, &old, next_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
     }
 }
 static inline void tf_atomic_add(float* p, float v) { tf_atomic_cas(p, v, [](float a, float b) { return a + b; }); }
-static inline void tf_atomic_add(int32_t* p, int32_t v) {
-    __atomic_fetch_add(reinterpret_cast<uint32_t*>(p), (uint32_t)v, __ATOMIC_RELAXED);
-}
-static inline void tf_atomic_add(uint32_t* p, uint32_t v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
-template <class T> static inline void tf_atomic_min(T* p, T v) { tf_atomic_cas(p, v, [](T a, T b) { return tf_min(a, b); }); }
-template <class T> static inline void tf_atomic_max(T* p, T v) { tf_atomic_cas(p, v, [](T a, T b) { return tf_max(a, b); }); }
+static inline void tf_atomic_add(double* p, double v) { tf_atomic_cas(p, v, [](double a, double b) { return a + b; }); }
+// (integers: GCC's atomic arithmetic wraps, signed ones too)
+template <class T> static inline void tf_atomic_add(T* p, T v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+template <class T> static inline void tf_atomic_min(T* p, T v) { tf_atomic_cas(p, v, [](T a, T b) { return (T)tf_min(a, b); }); }
+template <class T> static inline void tf_atomic_max(T* p, T v) { tf_atomic_cas(p, v, [](T a, T b) { return (T)tf_max(a, b); }); }
 template <class T> static inline void tf_atomic_and(T* p, T v) { __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }
 template <class T> static inline void tf_atomic_or(T* p, T v) { __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
 template <class T> static inline void tf_atomic_xor(T* p, T v) { __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }
+// A 16-bit float's element: combined in float32, rounded by `pack`.
+template <class Pack, class Unpack, class F>
+static inline void tf_atomic_packed(uint16_t* p, float v, Pack pack, Unpack unpack, F combine) {
+    uint16_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (true) {
+        const uint16_t next = pack(combine(unpack(old), v));
+        if (next == old) return;
+        if (__atomic_compare_exchange_n(p, &old, next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
+    }
+}
+template <class P, class U> static inline void tf_atomic_add_packed(uint16_t* p, float v, P pack, U unpack) {
+    tf_atomic_packed(p, v, pack, unpack, [](float a, float b) { return a + b; });
+}
+template <class P, class U> static inline void tf_atomic_min_packed(uint16_t* p, float v, P pack, U unpack) {
+    tf_atomic_packed(p, v, pack, unpack, [](float a, float b) { return tf_min(a, b); });
+}
+template <class P, class U> static inline void tf_atomic_max_packed(uint16_t* p, float v, P pack, U unpack) {
+    tf_atomic_packed(p, v, pack, unpack, [](float a, float b) { return tf_max(a, b); });
+}
 
 // An exact size (a double: host arithmetic on sizes computed without wrapping) as the
 // long long an error message prints, saturated where it does not fit.

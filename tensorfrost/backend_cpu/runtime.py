@@ -20,6 +20,7 @@ from ..ir import dtypes as dt
 from ..ir.errors import CompileError, RuntimeCheckError, generated_code_rejected
 from ..ir.node import walk
 from ..ir.ops import INPUT, KERNEL
+from ..ir.target import Target
 from ..runtime import MAX_ELEMENTS, Shape, SingleOutput, TensorMemory
 from .compiler import CompilerSetupError, build_library, unit_count
 from .emit_cpp import CppProgram
@@ -119,16 +120,16 @@ class _Pool:
         """fast_call.c's module, or None (see fast_call.py)."""
         return load_fast_call(_address(ffi.addressof(self.lib, "tf_invoke")))
 
-    def own(self, ptr, count: int):
-        """Return ``ptr`` (a buffer of ``count`` words) to the pool when Python drops it."""
-        return ffi.gc(ptr, self.lib.tf_pool_release, size=buffer_bytes(count))
+    def own(self, ptr, count: int, itemsize: int = 4):
+        """Return ``ptr`` (a buffer of ``count`` elements of ``itemsize`` bytes) to the pool when Python drops it."""
+        return ffi.gc(ptr, self.lib.tf_pool_release, size=buffer_bytes(count, itemsize))
 
-    def allocate(self, count: int):
-        size = buffer_bytes(count)
+    def allocate(self, count: int, itemsize: int = 4):
+        size = buffer_bytes(count, itemsize)
         ptr = self.lib.tf_pool_alloc(size)
         if ptr == ffi.NULL:
             raise MemoryError(f"out of memory allocating {size} bytes")
-        return self.own(ptr, count)
+        return self.own(ptr, count, itemsize)
 
 
 def _address(pointer) -> int:
@@ -164,9 +165,9 @@ def _run_pending_signal_handlers() -> None:
     pass  # entering a Python function is where the interpreter runs them
 
 
-def buffer_bytes(count: int) -> int:
-    """Bytes of a buffer of ``count`` 32-bit words, as the C++ prelude computes them."""
-    return (max(count, 1) * 4 + 63) // 64 * 64
+def buffer_bytes(count: int, itemsize: int = 4) -> int:
+    """Bytes of a buffer of ``count`` elements of ``itemsize`` bytes, as the C++ prelude computes them."""
+    return (max(count * itemsize, 1) + 63) // 64 * 64
 
 
 def load_library(path: str, rebuild, entry: str):
@@ -452,7 +453,7 @@ def _new_output(fresh: list, drop, backend, spare_bytes: int, j: int) -> TensorM
     back to the pool) and, if at most ``spare_bytes``, kept as a spare to offer to later calls (the newest)."""
     slot, words, pointer, dtype, spares, last = fresh[j]
     memory = TensorMemory(_output_shape(words, last), dtype, ffi.gc(slot.data, drop), backend)
-    if buffer_bytes(math.prod(words)) <= spare_bytes:
+    if buffer_bytes(math.prod(words), dtype.itemsize) <= spare_bytes:
         spares.append((memory, pointer[0]))
         del spares[:-SPARES]
     return memory
@@ -460,12 +461,13 @@ def _new_output(fresh: list, drop, backend, spare_bytes: int, j: int) -> TensorM
 
 class CpuBackend:
     name = "cpu"
+    target = Target("cpu", ("cpp",))
 
     def upload(self, array: np.ndarray, dtype: dt.DType) -> TensorMemory:
         if array.ndim > MAX_RANK:
             raise ValueError(f"tensors have at most {MAX_RANK} axes, got {array.ndim}")
         words = np.ascontiguousarray(array, dtype=dtype.storage)
-        ptr = pool().allocate(words.size)
+        ptr = pool().allocate(words.size, dtype.itemsize)
         if words.size:
             ffi.memmove(ptr, ffi.from_buffer(words), words.nbytes)
         else:
@@ -480,18 +482,18 @@ class CpuBackend:
 
     def share(self, array: np.ndarray, dtype: dt.DType) -> TensorMemory:
         """A tensor over ``array``'s memory, no copy: ``array`` is C-contiguous, non-empty and
-        holds ``dtype``'s 32-bit words. The tensor keeps ``array`` (and what owns it) alive."""
+        holds ``dtype``'s elements. The tensor keeps ``array`` (and what owns it) alive."""
         return TensorMemory(array.shape, dtype, ffi.from_buffer(array, require_writable=False), self)
 
     def host_view(self, memory: TensorMemory) -> np.ndarray:
         """A numpy array over the tensor's memory, no copy (it keeps the memory alive)."""
-        words = ffi.buffer(memory.storage, max(memory.size, 1) * 4)
+        words = ffi.buffer(memory.storage, max(memory.size * memory.dtype.itemsize, 1))
         return np.frombuffer(words, dtype=memory.dtype.storage, count=memory.size).reshape(memory.shape)
 
     def download(self, memory: TensorMemory) -> np.ndarray:
         count = memory.size
-        words = np.frombuffer(ffi.buffer(memory.storage, max(count, 1) * 4), dtype=memory.dtype.storage,
-                              count=count).reshape(memory.shape)
+        words = np.frombuffer(ffi.buffer(memory.storage, max(count * memory.dtype.itemsize, 1)),
+                              dtype=memory.dtype.storage, count=count).reshape(memory.shape)
         return words != 0 if memory.dtype is dt.bool1 else words.copy()
 
     def build(self, program, options) -> CpuExecutable:

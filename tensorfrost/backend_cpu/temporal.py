@@ -97,7 +97,8 @@ def _candidate(kernel: Node, plain_rows) -> bool:
     # a store under an if keeps the buffer's other elements as they were: another store must
     # write every element
     unconditional = {n.args[0] for n in kernel.body.nodes if n.op is STORE}
-    return set(kernel.attrs["written"]) <= unconditional
+    # (scratch rows are laid out in 32-bit words)
+    return set(kernel.attrs["written"]) <= unconditional and all(b.dtype.itemsize == 4 for b in kernel.attrs["written"])
 
 
 def _runs(program: Program, plain_rows):

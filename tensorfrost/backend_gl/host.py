@@ -23,7 +23,7 @@ from ..ir.ops import ALLOC, CONST
 from ..opt.analysis import set_variables
 from ..runtime import MAX_ELEMENTS
 
-SCALAR_TYPES = {dt.float32: np.float32, dt.int32: np.int32, dt.uint32: np.uint32, dt.bool1: np.bool_}
+SCALAR_TYPES = {d: d.numpy.type for d in dt.ALL}  # (bool1: np.bool_, bfloat16: ml_dtypes')
 
 
 class PythonHost(HostEmitter):

@@ -1,6 +1,9 @@
 """Running compiled programs with OpenGL: SSBOs, cached shader programs, the Python host.
 
-Tensors are shader storage buffers of 32-bit words (``GlBuffer``). A program's kernels are
+Tensors are shader storage buffers of 32-bit words (``GlBuffer``): a tensor of ``n``
+elements takes ``n * itemsize`` bytes rounded up to whole words (8- and 16-bit elements are
+packed, 64-bit ones take two words), held on the host as numpy arrays of ``dtype.storage``;
+64-bit uniforms take two words. A program's kernels are
 compiled to GLSL programs when it is built (once per process for a given source); its
 host part runs as generated Python (``host.py``), which calls back into the executable to
 allocate, dispatch, read back and check. Every dispatch is followed by a memory barrier,
@@ -27,14 +30,16 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..emit import features
 from ..emit.binding import buffer_order, dispatch_groups, plan_bindings
+from ..emit.glsl import GRID_LOCAL, NV_FLOAT_ATOMICS, emit_kernel
 from ..ir import dtypes as dt
 from ..ir.errors import CompileError, GlThreadError, RuntimeCheckError, TensorFrostError, generated_code_rejected
 from ..ir.node import walk
 from ..ir.ops import KERNEL
+from ..ir.target import Target
 from ..runtime import MAX_ELEMENTS, TensorMemory, shape_problem
 from . import context
-from .glsl import GRID_LOCAL, NV_FLOAT_ATOMICS, emit_kernel
 from .host import build_host
 from .programs import compile_program
 from .split import split_kernel
@@ -173,7 +178,7 @@ class _Piece:
         self.backend = backend
         self.node = node
         self.keep = keep
-        self.shader = emit_kernel(node, backend.native_float_add, keep=keep)
+        self.shader = emit_kernel(node, backend.native_float_add, keep=keep, **backend.driver)
         # over the binding limit: always planned, compiled at the first dispatch (its sizes
         # choose what goes to the arena)
         self.over_budget = len(self.shader.slots) > backend.max_buffers
@@ -198,7 +203,7 @@ class _Piece:
         key += ("grid",) if grid2d else ()
         if key not in self.variants:
             shader = emit_kernel(self.node, self.backend.native_float_add, parts, self.backend.elements_per_part,
-                                 self.keep, grid2d, arena, arena_parts)
+                                 self.keep, grid2d, arena, arena_parts, **self.backend.driver)
             how = "some buffers in the arena" if arena else "buffers in parts"
             program = self._compile(shader.source, f"{self.shader.name} ({how})")
             self.variants[key] = (program, shader.slots)
@@ -214,19 +219,31 @@ class _Kernel:
         self.order = buffer_order(node)
         pieces = split_kernel(node, backend.max_buffers)
         self.pieces = [_Piece(backend, node, keep) for keep in (pieces or [None])]
-        kinds = {dt.float32: "f", dt.int32: "i"}
-        self.uniforms = struct.Struct("=" + "".join(kinds.get(u.dtype, "I") for u in node.attrs["uniforms"]))
+        self.uniforms = struct.Struct("=" + "".join(_uniform_kind(u.dtype) for u in node.attrs["uniforms"]))
         self.groups: dict = {}  # grid -> (groups, whether 3-D)
 
     def pack_uniforms(self, values) -> bytes:
         try:
             return self.uniforms.pack(*values)
-        except struct.error:  # a numpy bool (struct wants ints): convert as numpy assigns
-            words = np.empty(len(values), dtype=np.uint32)
-            views = {"I": words, "i": words.view(np.int32), "f": words.view(np.float32)}
-            for k, (kind, value) in enumerate(zip(self.uniforms.format[1:], values, strict=True)):
-                views[kind][k] = value
-            return words.tobytes()
+        except (struct.error, TypeError):  # a numpy bool (struct wants ints): convert as numpy assigns
+            return b"".join(np.array(value).astype(_UNIFORM_NUMPY[kind]).tobytes()
+                            for kind, value in zip(self.uniforms.format[1:], values, strict=True))
+
+
+# The struct format of a uniform of each dtype: a 32-bit word, two for 64-bit dtypes (16-bit
+# floats pass their value as a float32, 8- and 16-bit ints as int32 / uint32).
+_UNIFORM_NUMPY = {"f": np.float32, "i": np.int32, "I": np.uint32, "d": np.float64, "q": np.int64, "Q": np.uint64}
+
+
+def _uniform_kind(dtype: dt.DType) -> str:
+    if dtype.bits == 64:
+        return {"f": "d", "i": "q"}.get(dtype.kind, "Q")
+    return {"f": "f", "i": "i"}.get(dtype.kind, "I")
+
+
+def buffer_bytes(count: int, dtype: dt.DType) -> int:
+    """Bytes of the buffer of ``count`` elements of ``dtype``: whole 32-bit words."""
+    return -(-count * dtype.itemsize // 4) * 4
 
 
 class GlExecutable:
@@ -260,7 +277,7 @@ class GlExecutable:
         problem = shape_problem(shape)
         if problem is not None:  # a negative size is never clamped to an empty tensor
             raise RuntimeCheckError(f"{label}: {problem}")
-        return TensorMemory(shape, dtype, GlBuffer(math.prod(shape) * 4), self.backend)
+        return TensorMemory(shape, dtype, GlBuffer(buffer_bytes(math.prod(shape), dtype)), self.backend)
 
     def free(self, memory: TensorMemory) -> None:
         memory.storage.release()
@@ -270,7 +287,7 @@ class GlExecutable:
         flat = 0
         for i, size in zip(index, memory.shape, strict=False):
             flat = flat * size + min(max(int(i), 0), max(size - 1, 0))
-        word = memory.storage.read(np.zeros(1, dtype=memory.dtype.storage), flat * 4)[0]
+        word = memory.storage.read(np.zeros(1, dtype=memory.dtype.storage), flat * memory.dtype.itemsize)[0]
         return scalar_type(word != 0 if memory.dtype is dt.bool1 else word)
 
     def region(self, name: str, begin: bool) -> None:
@@ -367,7 +384,8 @@ class GlExecutable:
         backend, slots = self.backend, piece.shader.slots
         storages = [memories[slot.node].storage for slot in slots]
         plan = plan_bindings([st.nbytes // 4 for st in storages], [slot.written for slot in slots],
-                             [id(st) for st in storages], backend.max_buffers, backend.elements_per_part)
+                             [id(st) for st in storages], backend.max_buffers, backend.elements_per_part,
+                             [2 if slot.node.dtype.bits == 64 else 1 for slot in slots])
         if plan is None:
             raise RuntimeCheckError(f"kernel {piece.shader.name}: its {len(slots)} buffers need more storage "
                                     f"buffer bindings than the {backend.max_buffers} this OpenGL driver allows a "
@@ -442,10 +460,22 @@ class GlBackend:
         mode = os.environ.get("TENSORFROST_GL_FLOAT_ATOMICS", "native")
         self.native_float_add = NV_FLOAT_ATOMICS in self.limits.extensions and mode != "cas"
         self.max_groups_x = self.limits.max_groups[0]
-        alignment = max(self.limits.offset_alignment, 4)
+        alignment = max(self.limits.offset_alignment, 8)  # (even words: a 64-bit element is in one part)
         self.elements_per_part = self.limits.max_block_bytes // alignment * alignment // 4
+        # what the kernel emitters check a kernel's dtypes against (features.py)
+        self.driver = {"extensions": frozenset(self.limits.extensions),
+                       "renderer": f"this OpenGL driver ({self.limits.renderer})"}
         self._arena: GlBuffer | None = None
         atexit.register(self._drop_arena)  # before the module's globals go (GlBuffer.release reads them)
+
+    @property
+    def target(self) -> Target:  # (not cached: tests lower MAX_DIRECT_BINDINGS)
+        """What this driver can do: every dtype whose extension it has (the host holds the
+        rest of the checks, of atomics and extensions per kernel, in emit/features.py)."""
+        extensions, renderer = self.driver["extensions"], self.driver["renderer"]
+        missing = {d: f"{renderer} lacks {extension}" for extension, kinds in features.EXTENSIONS.values()
+                   if extension not in extensions for d in kinds}
+        return Target("opengl", ("glsl",), frozenset(dt.ALL) - set(missing), missing, self.max_buffers)
 
     @property
     def max_buffers(self) -> int:
@@ -485,8 +515,13 @@ class GlBackend:
         if array.size > MAX_ELEMENTS:
             raise TensorFrostError(f"{array.size} elements is more than the {MAX_ELEMENTS} a tensor can hold")
         self.make_current()
-        words = np.ascontiguousarray(array, dtype=dtype.storage)
-        return TensorMemory(array.shape, dtype, GlBuffer(words.nbytes, words), self)
+        data = np.ascontiguousarray(array, dtype=dtype.storage).reshape(-1)
+        nbytes = buffer_bytes(data.size, dtype)
+        if nbytes != data.nbytes:  # packed elements: the last word filled with zeros
+            padded = np.zeros(nbytes, dtype=np.uint8)
+            padded[:data.nbytes] = data.view(np.uint8)
+            data = padded
+        return TensorMemory(array.shape, dtype, GlBuffer(nbytes, data), self)
 
     def download(self, memory: TensorMemory) -> np.ndarray:
         self.make_current()

@@ -11,7 +11,9 @@ A target binds a limited number of storage buffers per shader (OpenGL drivers: 1
 WebGPU: 8 by default). A kernel that needs more binds some directly and reaches the rest
 through one arena buffer (``plan_bindings``): the host copies them into the arena at word
 offsets before the dispatch (the offsets are extra uniform words after the kernel's own)
-and copies the written ones back after it; the shader reads them as 32-bit words."""
+and copies the written ones back after it; the shader reads them as 32-bit words. Sizes and
+offsets count 32-bit words whatever the dtype (8- and 16-bit elements are packed in words,
+64-bit ones take two, at an even word of the arena: 8-byte aligned)."""
 
 from __future__ import annotations
 
@@ -59,13 +61,16 @@ def _ranges(words: int, part_words: int) -> int:
     return max(1, -(-words // part_words))
 
 
-def plan_bindings(words: list, written: list, storage: list, budget: int, part_words: int) -> BindingPlan | None:
+def plan_bindings(words: list, written: list, storage: list, budget: int, part_words: int,
+                  alignment: list | None = None) -> BindingPlan | None:
     """The bindings of a kernel's buffers of ``words`` 32-bit words each (``written``: whether
     the kernel writes it; ``storage``: equal for buffers that are one memory bound twice) on a
     target that binds at most ``budget`` ranges of ``part_words`` words. Buffers move to the
     arena, cheapest copy first (read-only ones, which are only copied in; then the smallest),
     until the rest and the arena fit; one memory bound twice moves as one (one copy, so a
-    write through one binding is what the other reads). None if nothing fits."""
+    write through one binding is what the other reads). A buffer starts in the arena at a
+    multiple of its ``alignment`` (words; 2 for 64-bit elements, 1 by default). None if
+    nothing fits."""
     parts = [_ranges(w, part_words) for w in words]
     plan = BindingPlan(parts, {}, 0)
     direct = sum(parts)
@@ -78,8 +83,10 @@ def plan_bindings(words: list, written: list, storage: list, budget: int, part_w
     for group in order:
         if direct + plan.arena_parts(part_words) <= budget:
             break
+        align = max(alignment[k] for k in group) if alignment else 1
+        start = -(-plan.arena_words // align) * align
         for k in group:
-            plan.offsets[k] = plan.arena_words
+            plan.offsets[k] = start
             direct -= parts[k]
-        plan.arena_words += max(words[group[0]], 1)  # a word even for an empty buffer (its clamped index 0)
+        plan.arena_words = start + max(words[group[0]], align)  # an element even for an empty buffer (its index 0)
     return plan if direct + plan.arena_parts(part_words) <= budget else None

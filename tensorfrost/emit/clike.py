@@ -20,6 +20,7 @@ from ..ir import dtypes as dt
 from ..ir.errors import InternalError
 from ..ir.node import Node, walk
 from ..ir.ops import ADD, BREAK, CONST, DIM_ID, INPUT_DIM, LOOP, SELECT, SUB
+from ..ir.ops_math import CONVERSIONS
 from ..ir.shapes import describe_shape, dims_equal, shapes_equal, static_value
 from ..opt.analysis import set_variables
 from .names import numbered_name
@@ -38,8 +39,16 @@ class Lang:
     # other loop that may run long, counted in ``{trips}`` (an unsigned int the loop declares).
     interrupt_check = ""
     interrupt_poll = ""
-    types = {dt.float32: "float", dt.int32: "int32_t", dt.uint32: "uint32_t", dt.bool1: "bool"}
-    storage_types = {dt.float32: "float", dt.int32: "int32_t", dt.uint32: "uint32_t", dt.bool1: "uint32_t"}
+    # Whether signed integer arithmetic wraps (GLSL, HLSL); where its overflow is undefined
+    # (C++), ops spell data values with their ``cpp_int_wrap`` form.
+    signed_overflow_wraps = True
+    types = {dt.float32: "float", dt.int32: "int32_t", dt.uint32: "uint32_t", dt.bool1: "bool",
+             dt.float64: "double", dt.int64: "int64_t", dt.uint64: "uint64_t", dt.int8: "int8_t",
+             dt.int16: "int16_t", dt.uint8: "uint8_t", dt.uint16: "uint16_t", dt.float16: "float",
+             dt.bfloat16: "float"}  # (16-bit floats compute in float32)
+    storage_types = {**types, dt.bool1: "uint32_t", dt.float16: "uint16_t", dt.bfloat16: "uint16_t"}
+    # 16-bit floats: their bits from a float (rounded to nearest even) and back
+    packs = {dt.float16: ("tf_f32_to_f16", "tf_f16_to_f32"), dt.bfloat16: ("tf_f32_to_bf16", "tf_bf16_to_f32")}
 
     def type(self, dtype: dt.DType) -> str:
         return self.types[dtype]
@@ -47,17 +56,28 @@ class Lang:
     def literal(self, value, dtype: dt.DType) -> str:
         if dtype is dt.bool1:
             return "true" if value else "false"
-        if dtype is dt.float32:
+        if dtype.is_float:
             if math.isnan(value):
-                return "TF_NAN"
+                return "TF_NAN" if dtype is not dt.float64 else "__builtin_nan(\"\")"
             if math.isinf(value):
-                return "TF_INF" if value > 0 else "(-TF_INF)"
-            text = str(np.float32(value))
+                infinity = "TF_INF" if dtype is not dt.float64 else "__builtin_inf()"
+                return infinity if value > 0 else f"(-{infinity})"
+            if dtype is dt.float64:
+                text = repr(float(value))
+                return text if ("." in text or "e" in text) else text + ".0"
+            text = str(np.float32(np.asarray(value).astype(dtype.numpy)))
             return (text if ("." in text or "e" in text) else text + ".0") + "f"
-        if dtype is dt.uint32:
-            return f"{int(value)}u"
         value = int(value)
+        if dtype.kind == "u":
+            return f"{value}u" if dtype.bits <= 32 else f"{value}ull"
+        if dtype.bits == 64:
+            return "(-9223372036854775807ll - 1)" if value == -(2**63) else f"{value}ll"
         return "(-2147483647 - 1)" if value == -(2**31) else str(value)
+
+    def rounded(self, dtype: dt.DType, expr: str) -> str:
+        """``expr`` (a float32 value) rounded to the 16-bit float ``dtype``."""
+        pack, unpack = self.packs[dtype]
+        return f"{unpack}({pack}({expr}))"
 
     def declare(self, dtype: dt.DType, name: str, expr: str, mutable: bool = False) -> str:
         qualifier = "" if mutable else "const "
@@ -65,16 +85,23 @@ class Lang:
 
     def buffer_read(self, buffer: str, index: str, dtype: dt.DType) -> str:
         value = f"{buffer}[{index}]"
+        if dtype in self.packs:
+            return f"{self.packs[dtype][1]}({value})"
         return f"({value} != 0u)" if dtype is dt.bool1 else value
 
     def buffer_write(self, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
         if dtype is dt.bool1:
             value = f"({value} ? 1u : 0u)"
+        elif dtype in self.packs:
+            value = f"{self.packs[dtype][0]}({value})"
         return f"{buffer}[{index}] = {value};"
 
     def atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
         if dtype is dt.bool1:
             value = f"({value} ? 1u : 0u)"
+        if dtype in self.packs:  # a compare-and-swap loop on the 16 bits, combining in float32
+            pack, unpack = self.packs[dtype]
+            return f"tf_atomic_{combine}_packed(&{buffer}[{index}], {value}, {pack}, {unpack});"
         return f"tf_atomic_{combine}(&{buffer}[{index}], {value});"
 
 
@@ -338,11 +365,14 @@ class BodyEmitter:
     def expression(self, node: Node) -> str:
         """The expression of an elementwise node, spelled as the op table says (int32 data
         values in C++ with their wrapping spelling)."""
-        template = node.op.spelling(self.lang.name)
-        if node.dtype is dt.int32 and self.lang.name == "cpp" and "cpp_int_wrap" in node.op.emit \
+        template = node.op.spelling(self.lang.name, [a.dtype for a in node.args])
+        if node.dtype.kind == "i" and not self.lang.signed_overflow_wraps and "cpp_int_wrap" in node.op.emit \
                 and node not in self.bounded:
             template = node.op.emit["cpp_int_wrap"]
-        return template.format(*[self.value(a) for a in node.args])
+        expr = template.format(*[self.value(a) for a in node.args])
+        if node.dtype.compute is not node.dtype and node.op.name != CONVERSIONS[node.dtype]:
+            expr = self.lang.rounded(node.dtype, expr)  # (a 16-bit float computes in float32, rounded per op)
+        return expr
 
     def define(self, node: Node, expr: str) -> None:
         """Give ``node`` its value ``expr`` (a declaration; variables are not const)."""

@@ -17,6 +17,7 @@ from . import dtypes as dt
 from .errors import ShapeError, TraceError, user_location
 from .node import Node, Program, Scope
 from .ops import ASSERT, CONST, ELEMENTWISE, INPUT, OPS, elementwise_types
+from .ops_math import CONVERSIONS
 from .shapes import describe_dim, dims_equal, static_value
 from .widen import ShapePlan, Variables
 
@@ -233,7 +234,7 @@ def _convert_scalar(value, dtype: dt.DType):
 
 def cast_op(dtype: dt.DType) -> str:
     """The name of the op that converts to ``dtype``."""
-    return "bool" if dtype is dt.bool1 else dtype.name.rstrip("32")
+    return CONVERSIONS[dtype]
 
 
 # -- the tracing context -------------------------------------------------------------------

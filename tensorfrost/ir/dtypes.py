@@ -1,14 +1,21 @@
 """Data types of tensor values and the promotion rules between them.
 
-Every element is a 32-bit word: float32, int32, uint32, or bool (stored as a 32-bit 0/1).
-Python scalars are *weak*: ``x * 2`` keeps the dtype of the tensor ``x``, except that a
-Python float meeting an integer tensor gives float32 (as numpy would give a float).
+Floats: float16, bfloat16, float32, float64. Integers: int8/16/32/64 and uint8/16/32/64.
+Booleans: bool1 (stored as a 32-bit 0/1 word). A 16-bit float computes in float32 and is
+rounded to its own dtype after every op, which gives numpy's results.
+
+Two tensors combine by JAX's promotion lattice (``jax.numpy.promote_types``): numpy 2's
+result except that integers meeting floats never widen the float (int32 + float32 is
+float32, int16 + float16 is float16). Python scalars are *weak*: ``x * 2`` keeps the dtype
+of the tensor ``x``, except that a Python float meeting an integer tensor gives float32.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 
+import ml_dtypes
 import numpy as np
 
 from .errors import DTypeError
@@ -24,16 +31,16 @@ class TFType(enum.Enum):
 
 
 class DType:
-    """One element type. ``tf.float32``, ``tf.int32``, ``tf.uint32``, ``tf.bool1``."""
+    """One element type: ``tf.float32``, ``tf.int8``, ``tf.bfloat16``, ``tf.bool1``..."""
 
-    __slots__ = ("name", "kind", "numpy", "storage", "rank")
+    __slots__ = ("name", "kind", "bits", "numpy", "storage")
 
-    def __init__(self, name: str, kind: str, numpy_type, storage_type, rank: int):
+    def __init__(self, name: str, kind: str, bits: int, numpy_type, storage_type=None):
         self.name = name
         self.kind = kind  # 'f', 'i', 'u' or 'b'
+        self.bits = bits  # bits of one element in memory
         self.numpy = np.dtype(numpy_type)  # dtype of values in numpy
-        self.storage = np.dtype(storage_type)  # dtype of the 32-bit words in a buffer
-        self.rank = rank  # position in the promotion order
+        self.storage = np.dtype(storage_type or numpy_type)  # dtype of a buffer's elements on the host
 
     @property
     def type(self) -> TFType:  # noqa: A003 (upstream's name)
@@ -42,8 +49,13 @@ class DType:
 
     @property
     def size(self) -> int:
-        """Bits per element (upstream's ``TFDataFormat.size``): 32 for every dtype."""
-        return 32
+        """Bits per element in memory (upstream's ``TFDataFormat.size``)."""
+        return self.bits
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element in a buffer."""
+        return self.storage.itemsize
 
     @property
     def is_float(self) -> bool:
@@ -57,6 +69,12 @@ class DType:
     def is_bool(self) -> bool:
         return self.kind == "b"
 
+    @property
+    def compute(self) -> DType:
+        """The dtype its values are computed in: float32 for 16-bit floats (each result is
+        rounded back), itself otherwise."""
+        return float32 if self.is_float and self.bits == 16 else self
+
     def __repr__(self) -> str:
         return f"tf.{self.name}"
 
@@ -64,16 +82,26 @@ class DType:
         return (dtype_of, (self.name,))
 
 
-bool1 = DType("bool1", "b", np.bool_, np.uint32, 0)
-int32 = DType("int32", "i", np.int32, np.int32, 1)
-uint32 = DType("uint32", "u", np.uint32, np.uint32, 2)
-float32 = DType("float32", "f", np.float32, np.float32, 3)
+bool1 = DType("bool1", "b", 32, np.bool_, np.uint32)
+int8 = DType("int8", "i", 8, np.int8)
+int16 = DType("int16", "i", 16, np.int16)
+int32 = DType("int32", "i", 32, np.int32)
+int64 = DType("int64", "i", 64, np.int64)
+uint8 = DType("uint8", "u", 8, np.uint8)
+uint16 = DType("uint16", "u", 16, np.uint16)
+uint32 = DType("uint32", "u", 32, np.uint32)
+uint64 = DType("uint64", "u", 64, np.uint64)
+float16 = DType("float16", "f", 16, np.float16)
+bfloat16 = DType("bfloat16", "f", 16, ml_dtypes.bfloat16)
+float32 = DType("float32", "f", 32, np.float32)
+float64 = DType("float64", "f", 64, np.float64)
 
-ALL = (float32, int32, uint32, bool1)
+ALL = (float32, int32, uint32, bool1, float16, bfloat16, float64, int8, int16, int64, uint8, uint16, uint64)
+WORD = (float32, int32, uint32, bool1)  # the dtypes whose elements are one 32-bit word
 _BY_NAME = {d.name: d for d in ALL}
-_BY_NAME.update({"bool": bool1, "float": float32, "int": int32, "uint": uint32})
-_BY_NUMPY = {np.dtype(np.float32): float32, np.dtype(np.int32): int32,
-             np.dtype(np.uint32): uint32, np.dtype(np.bool_): bool1}
+_BY_NAME.update({"bool": bool1, "float": float32, "int": int32, "uint": uint32, "half": float16,
+                 "double": float64})
+_BY_NUMPY = {d.numpy: d for d in ALL}
 
 
 def dtype_of(spec) -> DType:
@@ -93,60 +121,94 @@ def dtype_of(spec) -> DType:
     except TypeError:
         found = None
     if found is None:
-        raise DTypeError(f"dtype: expected one of tf.float32, tf.int32, tf.uint32, tf.bool1, got {spec!r}")
+        names = ", ".join(f"tf.{d.name}" for d in ALL)
+        raise DTypeError(f"dtype: expected one of {names}, got {spec!r}")
     return found
 
 
 def numpy_to_dtype(array_dtype) -> DType:
-    """The tensorfrost dtype that stores a numpy array of this dtype without loss of meaning."""
+    """The tensorfrost dtype of a numpy array's dtype (the same one: nothing narrows)."""
     dt = np.dtype(array_dtype)
-    if dt in _BY_NUMPY:
-        return _BY_NUMPY[dt]
-    if dt.kind == "f":
-        return float32
-    if dt.kind == "i":
-        return int32
-    if dt.kind == "u":
-        return uint32
-    if dt.kind == "b":
-        return bool1
-    raise DTypeError(f"array dtype: expected a float, int, uint or bool array, got {dt}")
+    found = _BY_NUMPY.get(dt)
+    if found is None and dt.kind in "fiub" and dt.newbyteorder("=") in _BY_NUMPY:
+        found = _BY_NUMPY[dt.newbyteorder("=")]
+    if found is None:
+        names = ", ".join(d.numpy.name for d in ALL)
+        raise DTypeError(f"array dtype: expected one of {names}, got {dt}")
+    return found
 
 
 def scalar_dtype(value) -> DType:
-    """The dtype a Python scalar becomes when nothing else decides."""
+    """The dtype a Python scalar (or a numpy scalar, also weak) becomes when nothing else decides."""
     if isinstance(value, (bool, np.bool_)):
         return bool1
     if isinstance(value, (int, np.integer)):
-        if isinstance(value, np.unsignedinteger):
-            return uint32
-        if not -2**31 <= value < 2**32:
-            raise DTypeError(f"the integer constant {value} does not fit in 32 bits (int32 or uint32)")
-        return int32 if value < 2**31 else uint32  # as C types 0xFFFFFFFF: unsigned
+        if -2**31 <= value < 2**32:
+            return int32 if value < 2**31 else uint32  # as C types 0xFFFFFFFF: unsigned
+        if -2**63 <= value < 2**64:
+            return int64 if value < 2**63 else uint64
+        raise DTypeError(f"the integer constant {value} does not fit in 64 bits (int64 or uint64)")
     if isinstance(value, (float, np.floating)):
         return float32
     raise DTypeError(f"expected a number, got {type(value).__name__} {value!r}")
 
 
+# JAX's promotion lattice: each dtype's direct successors. "i*" and "f*" are the weak
+# (Python scalar) kinds; a strong pair that meets only at "f*" (int64 + uint64) is float64,
+# as numpy gives.
+_LATTICE = {
+    "bool1": ("i*",), "i*": ("uint8", "int8"),
+    "uint8": ("uint16", "int16"), "uint16": ("uint32", "int32"), "uint32": ("uint64", "int64"), "uint64": ("f*",),
+    "int8": ("int16",), "int16": ("int32",), "int32": ("int64",), "int64": ("f*",),
+    "f*": ("bfloat16", "float16"), "bfloat16": ("float32",), "float16": ("float32",), "float32": ("float64",),
+    "float64": (),
+}
+
+
+@functools.cache
+def _above(name: str) -> frozenset:
+    """``name`` and every dtype it promotes to."""
+    return frozenset({name}).union(*[_above(up) for up in _LATTICE[name]])
+
+
+@functools.cache
+def _join(a: str, b: str) -> str:
+    common = _above(a) & _above(b)
+    least = [c for c in common if _above(c) == common]
+    return least[0]
+
+
 def promote(a: DType, b: DType) -> DType:
-    """The common dtype of two tensors: bool < int32 < uint32 < float32 (as in C)."""
-    return a if a.rank >= b.rank else b
+    """The common dtype of two tensors (JAX's lattice; see the module's doc)."""
+    if a is b:
+        return a
+    joined = _join(a.name, b.name)
+    return float64 if joined == "f*" else _BY_NAME[joined]
 
 
 def promote_weak(strong: DType, weak_value) -> DType:
-    """The dtype of an operation between a tensor and a Python scalar."""
+    """The dtype of an operation between a tensor and a Python scalar: the tensor's, except
+    that a float meets an integer tensor as float32 and an int meets a bool tensor as int32.
+    An int the tensor's dtype cannot hold is an error, as in numpy 2 (except that a 32-bit
+    tensor takes any 32-bit constant, as C does: ``x ^ 0x9E3779B9`` on an int32 ``x``)."""
     weak = scalar_dtype(weak_value)
     if weak.is_float and not strong.is_float:
         return float32
     if weak.is_integer and strong.is_bool:
-        return int32
+        return int32 if weak.bits == 32 else weak
+    if weak.is_integer and strong.is_integer:
+        info = np.iinfo(strong.numpy)
+        if not info.min <= weak_value <= info.max and not (strong.bits == 32 and weak.bits == 32):
+            raise DTypeError(f"the integer constant {weak_value} does not fit in {strong!r} ({info.min} to "
+                             f"{info.max}), the dtype of the tensor it meets; convert one of them (x.astype)")
     return strong
 
 
 def cast_scalar(value, dtype: DType):
-    """A Python scalar converted to the given dtype as C would convert it."""
-    if dtype is float32:
-        return float(np.float32(value))
+    """A Python scalar converted to ``dtype`` as C would convert it: floats round to the
+    dtype's precision, ints wrap to its bits."""
+    if dtype.is_float:
+        return float(np.asarray(float(value)).astype(dtype.numpy))
     if dtype is bool1:
         return bool(value)
     if isinstance(value, float):
@@ -154,4 +216,4 @@ def cast_scalar(value, dtype: DType):
             raise DTypeError(f"cannot convert {value} to {dtype!r}")
         value = int(value)
     info = np.iinfo(dtype.numpy)
-    return int((int(value) - info.min) % (1 << 32) + info.min)
+    return int((int(value) - info.min) % (1 << dtype.bits) + info.min)

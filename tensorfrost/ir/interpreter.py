@@ -232,18 +232,18 @@ class Interpreter:
         begin, end, step = (self.env[a] for a in node.args)
         frame = _LoopFrame()
         self.frames.append(frame)
-        try:
-            counter, step = int(begin), int(step)
-            while step != 0:
-                running = (end > counter) if step > 0 else (end < counter)
+        try:  # (begin, end and step may differ per element: a loop in a kernel over them)
+            counter, step = np.asarray(begin, dtype=np.int64), np.asarray(step, dtype=np.int64)
+            while np.any(step != 0):
+                running = np.where(step > 0, end > counter, np.where(step < 0, end < counter, False))
                 frame.active = True
                 lanes = self.mask() & running
                 if not np.any(lanes):
                     break
                 frame.active = running
-                self.env[node] = np.int32(counter)
+                self.env[node] = np.int32(counter) if counter.ndim == 0 else counter.astype(np.int32)
                 self.exec_scope(node.body)
-                counter += step
+                counter = counter + step
         finally:
             self.frames.pop()
 
@@ -434,9 +434,9 @@ def _describe(node: Node) -> str:
 
 
 def _reduce(interp: Interpreter, node: Node):
-    x = interp.full(node.args[0])
+    x = interp.full(node.args[0]).astype(node.dtype.compute.numpy)  # (16-bit floats accumulate in float32)
     axis = node.attrs["axis"]
-    ident = node.op.identity.get(node.dtype.kind)
+    ident = node.op.identity(node.dtype)
     kwargs = {"initial": ident} if node.op in (REDUCE_MAX, REDUCE_MIN) else {}
     out = node.op.ref(x, axis=axis, **kwargs)
     return np.asarray(out).astype(node.dtype.numpy).reshape(interp.shape(node))
@@ -449,7 +449,7 @@ def _scan(interp: Interpreter, node: Node):
         x = np.flip(x, axis)
     out = node.op.ref(x, axis=axis, dtype=x.dtype)
     if node.attrs.get("exclusive"):
-        first = np.full_like(np.take(out, [0], axis=axis), node.op.identity[node.dtype.kind])
+        first = np.full_like(np.take(out, [0], axis=axis), node.op.identity(node.dtype))
         out = np.concatenate([first, np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
     return np.flip(out, axis) if node.attrs.get("reverse") else out
 

@@ -53,13 +53,13 @@ class Op:
         self.calls_user_code = calls_user_code  # compiling it runs a Python function of the user's (a vjp)
         self.nonnegative = nonnegative  # "all" / "any": its value is >= 0 where all / any operands are
 
-    def spelling(self, lang: str):
-        """The emitter template of this op in ``lang`` ('cpp', 'glsl', 'hlsl')."""
-        if lang in self.emit:
-            return self.emit[lang]
-        if "c" in self.emit:
-            return self.emit["c"]
-        raise KeyError(f"op {self.name} has no spelling for {lang}")
+    def spelling(self, lang: str, arg_dtypes=()):
+        """The emitter template of this op in ``lang`` ('cpp', 'glsl', 'hlsl') for operands of
+        ``arg_dtypes``: a template, or a function of the operands' dtypes giving one."""
+        template = self.emit.get(lang, self.emit.get("c"))
+        if template is None:
+            raise KeyError(f"op {self.name} has no spelling for {lang}")
+        return template(list(arg_dtypes)) if callable(template) else template
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
@@ -98,6 +98,12 @@ def _sig_arith(op_name, dtypes):
     return [common] * len(dtypes), common
 
 
+def _sig_order(op_name, dtypes):
+    """min, max, clamp: the common dtype, bools included (as numpy's)."""
+    common = _common(dtypes)
+    return [common] * len(dtypes), common
+
+
 def _sig_same(op_name, dtypes):
     return _sig_arith(op_name, dtypes)
 
@@ -107,7 +113,9 @@ def _sig_identity(op_name, dtypes):
 
 
 def _sig_float(op_name, dtypes):
-    return [dt.float32] * len(dtypes), dt.float32
+    common = _common(dtypes)
+    common = common if common.is_float else dt.float32  # integers and bools become the default float
+    return [common] * len(dtypes), common
 
 
 def _sig_compare(op_name, dtypes):
@@ -143,7 +151,8 @@ def _sig_uint_to_float(op_name, dtypes):
 
 
 SIGNATURES = {
-    "arith": _sig_arith, "same": _sig_same, "identity": _sig_identity, "float": _sig_float, "compare": _sig_compare,
+    "arith": _sig_arith, "order": _sig_order, "same": _sig_same, "identity": _sig_identity, "float": _sig_float,
+    "compare": _sig_compare,
     "bitwise": _sig_bitwise, "shift": _sig_shift, "select": _sig_select, "uint": _sig_uint,
     "uint_to_float": _sig_uint_to_float,
 }
@@ -157,10 +166,13 @@ def cast_to(target: dt.DType):
 
 
 def bitcast_to(target: dt.DType):
-    """Type rule of a reinterpretation of the 32 bits of a non-bool operand."""
+    """Type rule of a reinterpretation of the bits of a non-bool operand of the same width."""
     def rule(op_name, dtypes):
         if dtypes[0].is_bool:
             raise DTypeError(f"{op_name}: cannot reinterpret the bits of a bool tensor")
+        if dtypes[0].bits != target.bits:
+            raise DTypeError(f"{op_name}: reinterprets {target.bits}-bit values as {target!r}, got a "
+                             f"{dtypes[0]!r} tensor ({dtypes[0].bits} bits)")
         return list(dtypes), target
     return rule
 

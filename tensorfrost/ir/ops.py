@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import dtypes as dt
 from .op_rules import (  # noqa: F401 (the table's API, re-exported)
     AUTODIFF,
     CONTROL,
@@ -39,8 +40,24 @@ from .op_rules import (  # noqa: F401 (the table's API, re-exported)
 # them (tracing/api.py, tracing/algorithms.py, tracing/indexing.py); emitters handle their structure.
 
 
-def _identity(f, i, u, b):
-    return {"f": f, "i": i, "u": u, "b": b}
+def _identity(which: str):
+    """The neutral element of a combine, as a function of the dtype: "zero", "one", "lowest"
+    (the smallest value: -inf for floats), "highest", "ones" (every bit set), "false", "true"."""
+    def of(dtype: dt.DType):
+        if dtype.is_bool:
+            return which in ("one", "highest", "ones", "true")
+        if which in ("zero", "false"):
+            return 0.0 if dtype.is_float else 0
+        if which in ("one", "true"):
+            return 1.0 if dtype.is_float else 1
+        if dtype.is_float:
+            if which == "ones":
+                return None
+            return float("-inf") if which == "lowest" else float("inf")
+        info = np.iinfo(dtype.numpy)
+        ones = -1 if dtype.kind == "i" else int(info.max)
+        return {"lowest": int(info.min), "highest": int(info.max), "ones": ones}[which]
+    return of
 
 
 register(Op("const", SOURCE, 0, cost=0.0, doc="a constant value broadcast to a shape; attrs: value"))
@@ -55,12 +72,12 @@ register(Op("copy", ELEMENTWISE, 1, signature="identity", cost=1.0, ref=lambda a
             emit={"c": "{0}"}, doc="a fresh copy of a value (so that it can be mutated)"))
 
 _SCATTERS = {
-    "scatter_add": ("add", _identity(0.0, 0, 0, False)),
-    "scatter_min": ("min", _identity(float("inf"), np.iinfo(np.int32).max, np.iinfo(np.uint32).max, True)),
-    "scatter_max": ("max", _identity(float("-inf"), np.iinfo(np.int32).min, 0, False)),
-    "scatter_and": ("and", _identity(None, -1, np.iinfo(np.uint32).max, True)),
-    "scatter_or": ("or", _identity(None, 0, 0, False)),
-    "scatter_xor": ("xor", _identity(None, 0, 0, False)),
+    "scatter_add": ("add", _identity("zero")),
+    "scatter_min": ("min", _identity("highest")),
+    "scatter_max": ("max", _identity("lowest")),
+    "scatter_and": ("and", _identity("ones")),
+    "scatter_or": ("or", _identity("zero")),
+    "scatter_xor": ("xor", _identity("zero")),
 }
 for _name, (_combine, _ident) in _SCATTERS.items():
     register(Op(_name, MEMORY, None, cost=256.0, pure=False, combine=_combine, identity=_ident, writes=True,
@@ -68,13 +85,13 @@ for _name, (_combine, _ident) in _SCATTERS.items():
                 doc=f"args: memory, value, *indices; atomically combines with {_combine}"))
 
 _REDUCTIONS = {
-    "reduce_sum": ("add", _identity(0.0, 0, 0, False), np.sum),
-    "reduce_prod": ("mul", _identity(1.0, 1, 1, True), np.prod),
-    "reduce_max": ("max", _identity(float("-inf"), np.iinfo(np.int32).min, 0, False), np.max),
-    "reduce_min": ("min", _identity(float("inf"), np.iinfo(np.int32).max, np.iinfo(np.uint32).max, True),
+    "reduce_sum": ("add", _identity("zero"), np.sum),
+    "reduce_prod": ("mul", _identity("one"), np.prod),
+    "reduce_max": ("max", _identity("lowest"), np.max),
+    "reduce_min": ("min", _identity("highest"),
                    np.min),
-    "reduce_any": ("or", _identity(None, None, None, False), np.any),
-    "reduce_all": ("and", _identity(None, None, None, True), np.all),
+    "reduce_any": ("or", _identity("false"), np.any),
+    "reduce_all": ("and", _identity("true"), np.all),
 }
 for _name, (_combine, _ident, _ref) in _REDUCTIONS.items():
     register(Op(_name, REDUCTION, 1, combine=_combine, identity=_ident, ref=_ref, cost=4.0,

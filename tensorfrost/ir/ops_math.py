@@ -21,17 +21,21 @@ def _int_kind(a) -> bool:
     return np.asarray(a).dtype.kind in "iu"
 
 
+def _float_kind(a) -> bool:
+    """A float array (bfloat16's numpy kind is "V")."""
+    dtype = np.asarray(a).dtype
+    return dtype.kind == "f" or dtype == dt.bfloat16.numpy
+
+
 def _c_div(a, b):
     a, b = np.asarray(a), np.asarray(b)
     if not _int_kind(a):
         return a / b
     zero = b == 0
     safe_b = np.where(zero, 1, b).astype(b.dtype)
-    if a.dtype.kind == "i":  # INT_MIN / -1 wraps to INT_MIN instead of trapping
-        overflow = (a == _I32_MIN) & (safe_b == -1)
-        safe_b = np.where(overflow, 1, safe_b).astype(b.dtype)
-    q = np.abs(a.astype(np.int64)) // np.abs(safe_b.astype(np.int64))
-    q = np.where((a < 0) != (safe_b < 0), -q, q)
+    with np.errstate(all="ignore"):  # INT_MIN / -1 wraps to INT_MIN instead of trapping
+        q = a // safe_b
+        q = np.where((a - q * safe_b != 0) & ((a < 0) != (safe_b < 0)), q + 1, q).astype(a.dtype)
     return np.where(zero, 0, q).astype(a.dtype)
 
 
@@ -39,19 +43,20 @@ def _c_mod(a, b):
     a, b = np.asarray(a), np.asarray(b)
     if not _int_kind(a):
         return np.fmod(a, b)
-    zero = b == 0
-    safe_b = np.where(zero, 1, b).astype(np.int64)
-    r = np.fmod(a.astype(np.int64), safe_b)
+    zero = (b == 0) | (b == -1) if b.dtype.kind == "i" else b == 0  # (x % -1 is 0; INT_MIN % -1 traps in C)
+    r = np.fmod(a, np.where(zero, 1, b).astype(b.dtype))
     return np.where(zero, 0, r).astype(a.dtype)
 
 
 def _floordiv(a, b):
     a, b = np.asarray(a), np.asarray(b)
-    if not _int_kind(a):
-        return np.floor(a / b)
+    if not _int_kind(a):  # numpy's floor_divide (16-bit floats computed in float32, rounded once)
+        compute = np.float32 if a.dtype.itemsize == 2 else a.dtype
+        with np.errstate(all="ignore"):
+            return np.floor_divide(a.astype(compute), b.astype(compute)).astype(a.dtype)
     zero = b == 0
-    safe_b = np.where(zero, 1, b).astype(np.int64)
-    q = a.astype(np.int64) // safe_b
+    with np.errstate(all="ignore"):
+        q = a // np.where(zero, 1, b).astype(b.dtype)
     return np.where(zero, 0, q).astype(a.dtype)
 
 
@@ -62,18 +67,24 @@ def _sign(a):
     return np.sign(a)
 
 
-def _shift_amount(b):
-    return np.asarray(b).astype(np.uint32) & np.uint32(31)
+def _unsigned(dtype: np.dtype) -> np.dtype:
+    return np.dtype(f"u{dtype.itemsize}")
+
+
+def _shift_amount(a, b):
+    """The shift amount modulo the bit width of ``a``'s dtype."""
+    bits = a.dtype.itemsize * 8
+    return (np.asarray(b).astype(np.uint64) & np.uint64(bits - 1)).astype(_unsigned(a.dtype))
 
 
 def _shl(a, b):
     a = np.asarray(a)
-    return (a.astype(np.uint32) << _shift_amount(b)).astype(a.dtype)
+    return (a.view(_unsigned(a.dtype)) << _shift_amount(a, b)).view(a.dtype)
 
 
 def _shr(a, b):
     a = np.asarray(a)
-    return (a >> _shift_amount(b).astype(a.dtype)).astype(a.dtype)
+    return (a >> _shift_amount(a, b).astype(a.dtype)).astype(a.dtype)
 
 
 def _not(a):
@@ -81,22 +92,41 @@ def _not(a):
     return np.logical_not(a) if a.dtype == np.bool_ else np.invert(a)
 
 
-def _to_int(a):
-    a = np.asarray(a)
-    if a.dtype.kind == "f":
-        with np.errstate(invalid="ignore"):
-            bad = ~np.isfinite(a) | (a >= 2.0**31) | (a < -(2.0**31))
-            return np.where(bad, _I32_MIN, np.trunc(np.where(bad, 0, a))).astype(np.int32)
-    return a.astype(np.int64).astype(np.int32) if a.dtype.kind == "u" else a.astype(np.int32)
+def _float_to_int(a, target: dt.DType):
+    """Floats truncate toward zero. A value outside int32 (int64 for 64-bit targets), NaN
+    or inf is the smallest int32 (int64), as x86's conversion gives; smaller ints then wrap
+    to their bits (as C's conversion through int does). Unsigned targets take the value
+    through int64 and wrap; beyond that range the result is 0 (uint64: values up to 2**64
+    convert exactly)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if target.kind == "i":
+            wide = np.int64 if target.bits == 64 else np.int32
+            limit = 2.0**63 if target.bits == 64 else 2.0**31
+            bad = ~np.isfinite(a) | (a >= limit) | (a < -limit)
+            whole = np.trunc(np.where(bad, 0, a)).astype(wide)
+            return np.where(bad, np.iinfo(wide).min, whole).astype(wide).astype(target.numpy)
+        if target.bits == 64:
+            high = (a >= 2.0**63) & (a < 2.0**64)
+            bad = ~np.isfinite(a) | (a >= 2.0**64) | (a < -(2.0**63))
+            low = np.trunc(np.where(bad | high, 0, a)).astype(np.int64).astype(np.uint64)
+            top = (np.trunc(np.where(high, a, 2.0**63)) - 2.0**63).astype(np.uint64) + np.uint64(2**63)
+            return np.where(bad, np.uint64(0), np.where(high, top, low))
+        bad = ~np.isfinite(a) | (np.abs(a) >= 2.0**63)
+        return np.where(bad, 0, np.trunc(np.where(bad, 0, a))).astype(np.int64).astype(target.numpy)
 
 
-def _to_uint(a):
-    a = np.asarray(a)
-    if a.dtype.kind == "f":
-        with np.errstate(invalid="ignore"):
-            bad = ~np.isfinite(a) | (np.abs(a) >= 2.0**63)
-            return np.where(bad, 0, np.trunc(np.where(bad, 0, a))).astype(np.int64).astype(np.uint32)
-    return a.astype(np.int64).astype(np.uint32)
+def _converter(target: dt.DType):
+    """The reference of the conversion to ``target``: numpy's ``astype``, with the float to
+    int rule of ``_float_to_int``; integers wrap to the target's bits."""
+    def convert(a):
+        a = np.asarray(a)
+        if target.is_bool:
+            return a != 0
+        if target.is_integer and _float_kind(a):
+            return _float_to_int(a.astype(np.float64), target)
+        with np.errstate(all="ignore"):
+            return a.astype(target.numpy)
+    return convert
 
 
 def _bitcast(target):
@@ -127,15 +157,27 @@ def _smoothstep(e0, e1, x):
     return t * t * (3.0 - 2.0 * t)
 
 
+def _fma(a, b, c):
+    a = np.asarray(a)
+    if _float_kind(a) and a.dtype.itemsize == 2:  # one op: computed in float32, rounded once
+        return (a.astype(np.float32) * np.asarray(b, np.float32) + np.asarray(c, np.float32)).astype(a.dtype)
+    return a * b + c
+
+
 def _clamp(x, lo, hi):
     return np.minimum(np.maximum(x, lo), hi)
 
 
 def _f32(fn):
-    """A float function evaluated in float32, with numpy's warnings silenced."""
+    """A float function of operands of one float dtype, evaluated in the dtype's compute
+    dtype (float32 for 16-bit floats) and rounded to the dtype once, with numpy's warnings
+    silenced."""
     def ref(*args):
+        arrays = [np.asarray(a) for a in args]
+        dtype = arrays[0].dtype if _float_kind(arrays[0]) else np.dtype(np.float32)
+        compute = np.float32 if dtype.itemsize == 2 else dtype
         with np.errstate(all="ignore"):
-            return fn(*[np.asarray(a, dtype=np.float32) for a in args]).astype(np.float32)
+            return np.asarray(fn(*[a.astype(compute) for a in arrays])).astype(dtype)
     return ref
 
 
@@ -162,8 +204,8 @@ _ew("div", 2, "arith", _c_div, "tf_div({0}, {1})", cost=4, doc="C division: inte
     nonnegative="all")
 _ew("mod", 2, "arith", _c_mod, "tf_mod({0}, {1})", cost=4, doc="C remainder (sign of the dividend)", nonnegative="all")
 _ew("floordiv", 2, "arith", _floordiv, "tf_floordiv({0}, {1})", cost=4, doc="floor of the quotient", nonnegative="all")
-_ew("min", 2, "arith", np.minimum, "tf_min({0}, {1})", doc="smaller value; NaN if either is NaN", nonnegative="all")
-_ew("max", 2, "arith", np.maximum, "tf_max({0}, {1})", doc="larger value; NaN if either is NaN", nonnegative="any")
+_ew("min", 2, "order", np.minimum, "tf_min({0}, {1})", doc="smaller value; NaN if either is NaN", nonnegative="all")
+_ew("max", 2, "order", np.maximum, "tf_max({0}, {1})", doc="larger value; NaN if either is NaN", nonnegative="any")
 _ew("neg", 1, "same", np.negative, "(-{0})", int_wrap="tf_wrap_neg({0})", exact="(-{0})")
 _ew("abs", 1, "same", np.abs, "tf_abs({0})")
 _ew("sign", 1, "same", _sign, "tf_sign({0})", doc="-1, 0 or 1 (NaN stays NaN)")
@@ -183,8 +225,19 @@ _ew("and", 2, "bitwise", np.bitwise_and, "tf_and({0}, {1})", nonnegative="any")
 _ew("or", 2, "bitwise", np.bitwise_or, "tf_or({0}, {1})")
 _ew("xor", 2, "bitwise", np.bitwise_xor, "tf_xor({0}, {1})")
 _ew("not", 1, "bitwise", _not, "tf_not({0})", doc="logical not of bools, bitwise not of integers")
-_ew("shl", 2, "shift", _shl, "tf_shl({0}, {1})", doc="shift left by the amount modulo 32")
-_ew("shr", 2, "shift", _shr, "tf_shr({0}, {1})", doc="shift right (arithmetic for int32) modulo 32", nonnegative="all")
+
+
+def _shift(name):
+    """The spelling of a shift: 8- and 16-bit values shift as int32, by the amount modulo their bits."""
+    def spell(dtypes):
+        bits = dtypes[0].bits
+        return f"{name}({{0}}, ({{1}}) & {bits - 1})" if bits < 32 else f"{name}({{0}}, {{1}})"
+    return spell
+
+
+_ew("shl", 2, "shift", _shl, _shift("tf_shl"), doc="shift left by the amount modulo the bits of the dtype")
+_ew("shr", 2, "shift", _shr, _shift("tf_shr"), doc="shift right (arithmetic for signed ints) by the amount modulo "
+    "the bits of the dtype", nonnegative="all")
 _ew("reversebits", 1, "uint", _reversebits, "tf_reversebits({0})", cost=4)
 
 # Float math (operands converted to float32)
@@ -213,16 +266,22 @@ _ew("lerp", 3, "float", _f32(lambda a, b, t: a + (b - a) * t), "tf_lerp({0}, {1}
 _ew("smoothstep", 3, "float", _f32(_smoothstep), "tf_smoothstep({0}, {1}, {2})", cost=6)
 
 # Operations on any numeric dtype
-_ew("clamp", 3, "arith", _clamp, "tf_clamp({0}, {1}, {2})", cost=2, doc="min(max(x, lo), hi)")
-_ew("fma", 3, "arith", lambda a, b, c: a * b + c, "tf_fma({0}, {1}, {2})", cost=2, doc="a * b + c",
+_ew("clamp", 3, "order", _clamp, "tf_clamp({0}, {1}, {2})", cost=2, doc="min(max(x, lo), hi)")
+_ew("fma", 3, "arith", _fma, "tf_fma({0}, {1}, {2})", cost=2, doc="a * b + c (16-bit floats: rounded once)",
     int_wrap="tf_wrap_fma({0}, {1}, {2})", exact="({0} * {1} + {2})")
 _ew("select", 3, "select", np.where, "({0} ? {1} : {2})", doc="b where the condition holds, else c")
 
 # Conversions
-_ew("float", 1, cast_to(dt.float32), lambda a: np.asarray(a).astype(np.float32), "tf_to_float({0})")
-_ew("int", 1, cast_to(dt.int32), _to_int, "tf_to_int({0})", doc="floats truncate toward zero")
-_ew("uint", 1, cast_to(dt.uint32), _to_uint, "tf_to_uint({0})", doc="floats truncate, then wrap")
-_ew("bool", 1, cast_to(dt.bool1), lambda a: np.asarray(a) != 0, "tf_to_bool({0})")
+# The op converting to each dtype: upstream's tf.float / tf.int / tf.uint / tf.bool keep
+# their names (and mean 32 bits); the others are named by their dtype.
+CONVERSIONS = {d: {dt.float32: "float", dt.int32: "int", dt.uint32: "uint", dt.bool1: "bool"}.get(d, d.name)
+               for d in dt.ALL}
+for _target, _name in CONVERSIONS.items():
+    _ew(_name, 1, cast_to(_target), _converter(_target), f"tf_to_{_name}({{0}})",
+        doc="floats truncate toward zero (out of range: see _float_to_int); integers wrap"
+        if _target.is_integer else f"convert to {_target!r}")
+del _target, _name
+
 _ew("asfloat", 1, bitcast_to(dt.float32), _bitcast(np.float32), "tf_asfloat({0})")
 _ew("asint", 1, bitcast_to(dt.int32), _bitcast(np.int32), "tf_asint({0})")
 _ew("asuint", 1, bitcast_to(dt.uint32), _bitcast(np.uint32), "tf_asuint({0})")
@@ -313,7 +372,15 @@ _VJP = {
     "select": lambda ad, g: [None, ad.fn.select(ad.x(0), g, 0.0), ad.fn.select(ad.x(0), 0.0, g)],
     "copy": lambda ad, g: [g],
 }
+
+
+def _vjp_conversion(ad, g):
+    """A float converted to another float: the gradient converted back (to an integer: none)."""
+    source = ad.node.args[0].dtype
+    return [g.astype(source) if source.is_float and ad.node.dtype.is_float else None]
+
+
 for _name, _op in list(OPS.items()):
     if _op.kind == ELEMENTWISE:
-        _op.vjp = _VJP.get(_name, _no_gradient)
+        _op.vjp = _vjp_conversion if _name in CONVERSIONS.values() else _VJP.get(_name, _no_gradient)
 del _name, _op

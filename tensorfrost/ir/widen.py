@@ -96,10 +96,10 @@ class Variables:
 
     def assigned(self, node: Node, dtype: dt.DType) -> None:
         """A value of ``dtype`` is assigned to the variable ``node``: a weak int variable
-        becomes uint32 or float32 (int32 < uint32 < float32), in place if nothing used it
-        yet, else by tracing again with it created so (a value computed from its old dtype
-        would be stale)."""
-        if node not in self.weak or dtype not in (dt.uint32, dt.float32) or dtype.rank <= node.dtype.rank:
+        takes that dtype (as a Python int meeting it would: ``total = 0; total += x`` sums in
+        ``x``'s dtype), in place if nothing used it yet, else by tracing again with it created
+        so (a value computed from its old dtype would be stale)."""
+        if node not in self.weak or dtype.is_bool or dtype is node.dtype:
             return
         key = self.keys.get(node)
         used = any(other.op is SET and other.args[0] is node for other in self.program.walk())

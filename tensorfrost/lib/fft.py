@@ -185,9 +185,11 @@ def irfft2(x, s=None) -> Tensor:
 def _require_tensor(x, api: str, name: str) -> Tensor:
     if not isinstance(x, Tensor):
         raise ArgumentError(f"tf.fft.{api}: {name} must be a tensor, got {type(x).__name__}", user_location())
-    if x.dtype != dt.float32:
-        raise ArgumentError(f"tf.fft.{api}: {name} must be float32, got {x.dtype!r}", user_location())
-    return x
+    if not x.dtype.is_float or x.dtype is dt.float64:
+        raise ArgumentError(f"tf.fft.{api}: {name} must be a float32 tensor (or 16-bit floats, transformed in "
+                            f"float32; float64 has no transform of its own yet), got {x.dtype!r}", user_location())
+    # (16-bit floats transform in float32, which they give back, as numpy gives a wider dtype back)
+    return x if x.dtype is dt.float32 else x.astype(dt.float32)
 
 
 def _require_complex(x, api: str) -> Tensor:

@@ -56,8 +56,8 @@ def qr(a: Tensor) -> tuple[Tensor, Tensor]:
     source = a
     a = copy(a.detach_grad())
     m, n = a.shape
-    q = zeros([m, n])
-    r = zeros([n, n])
+    q = zeros([m, n], a.dtype)
+    r = zeros([n, n], a.dtype)
     j = index(0, [m])
     with loop(n - 1) as i:
         r[i, i] = alg.norm(a[j, i])

@@ -8,6 +8,7 @@ float32), at most ``MAX_SWEEPS`` times."""
 
 from __future__ import annotations
 
+from ..ir import dtypes as dt
 from ..tracing import algorithms as alg
 from ..tracing.api import break_loop, if_cond, index_grid, indices, loop, zeros
 from ..tracing.mathfn import abs as absolute
@@ -20,7 +21,10 @@ from .linalg_batch import Stack, require_square
 from .linalg_grad import attach
 
 MAX_SWEEPS = 30
-_EPS = 2.0 ** -23  # float32 machine epsilon
+def _eps(a: Tensor) -> float:
+    """The machine epsilon of ``a``'s dtype (float64's for float64, else float32's: 16-bit
+    floats compute in float32)."""
+    return 2.0 ** -52 if a.dtype is dt.float64 else 2.0 ** -23
 
 
 def _pair(step, slot, n) -> tuple[Tensor, Tensor]:
@@ -81,9 +85,9 @@ def _off_diagonal_small(gram: Tensor, count, n, relative: float, absolute_scale:
     return alg.reduce_max(alg.reduce_max(alg.reduce_max(excess, axis=2), axis=1), axis=0) <= 0.0
 
 
-def _identity(count, n) -> Tensor:
+def _identity(count, n, dtype) -> Tensor:
     _, i, k = indices([count, n, n])
-    return copy(select(i == k, 1.0, 0.0))
+    return copy(select(i == k, 1.0, 0.0).astype(dtype))
 
 
 def _sorted_order(values: Tensor, count, n, descending: bool) -> Tensor:
@@ -100,12 +104,12 @@ def _sorted_order(values: Tensor, count, n, descending: bool) -> Tensor:
 
 def _eigh3(a: Tensor, count, n) -> tuple[Tensor, Tensor]:
     a = copy(a)
-    vectors = _identity(count, n)
+    vectors = _identity(count, n, a.dtype)
     pairs = (n + n % 2) // 2
-    cosines, sines = zeros([count, pairs]), zeros([count, pairs])
+    cosines, sines = zeros([count, pairs], a.dtype), zeros([count, pairs], a.dtype)
     with loop(MAX_SWEEPS):
         # Rotations leave off-diagonal noise of a few eps |A|: stop below 16 eps |A|.
-        with if_cond(_off_diagonal_small(a, count, n, 0.0, 16 * _EPS)):
+        with if_cond(_off_diagonal_small(a, count, n, 0.0, 16 * _eps(a))):
             break_loop()
         with loop(n + n % 2 - 1) as step:
             b, slot = indices([count, pairs])
@@ -149,13 +153,14 @@ def eigh(a) -> tuple[Tensor, Tensor]:
 def _svd3(a: Tensor, count, m, n) -> tuple[Tensor, Tensor, Tensor]:
     """(columns A V [B, m, n], their norms [B, n], V [B, n, n]) by one-sided Jacobi."""
     work = copy(a)
-    right = _identity(count, n)
+    right = _identity(count, n, a.dtype)
     pairs = (n + n % 2) // 2
-    cosines, sines = zeros([count, pairs]), zeros([count, pairs])
+    cosines, sines = zeros([count, pairs], a.dtype), zeros([count, pairs], a.dtype)
+    eps = _eps(a)
     with loop(MAX_SWEEPS):
         # Column dot products of m terms carry errors of about sqrt(m) eps |u_i| |u_j|.
         gram = alg.transpose(work) @ work
-        with if_cond(_off_diagonal_small(gram, count, n, 4 * _EPS * sqrt(to_float(m)), _EPS * _EPS)):
+        with if_cond(_off_diagonal_small(gram, count, n, 4 * eps * sqrt(to_float(m)), eps * eps)):
             break_loop()
         with loop(n + n % 2 - 1) as step:
             b, slot, r = indices([count, pairs, m])

@@ -17,9 +17,10 @@ from .linalg_batch import Stack, require_same, require_square
 from .linalg_grad import attach, symmetric_from_lower
 
 
-def _identity(count, n) -> Tensor:
+def _identity(count, n, like: Tensor) -> Tensor:
+    """Identity matrices [B, n, n] in ``like``'s dtype."""
     _, i, k = indices([count, n, n])
-    return select(i == k, 1.0, 0.0)
+    return select(i == k, 1.0, 0.0).astype(like.dtype)
 
 
 CHOLESKY_BLOCK = 64  # columns per panel: the trailing update's dot products are this long
@@ -48,7 +49,7 @@ def _solve_panel(w: Tensor, count, n, j0, size) -> Tensor:
     columns. Solved in a transposed copy [B, size, rows] (returned), so that the threads,
     one per row, read and write consecutive addresses; the result is written back."""
     rows = n - j0 - size
-    panel = zeros([count, size, rows])
+    panel = zeros([count, size, rows], w.dtype)
     b, k, i = indices([count, size, rows])
     panel[b, k, i] = w[b, j0 + size + i, j0 + k]
     b, i = indices([count, rows])
@@ -102,7 +103,7 @@ def cholesky(a) -> Tensor:
     require_square(stack, "tf.linalg.cholesky")
     a, count, n = stack.values, stack.count, stack.rows
     low = _cholesky3(a.detach_grad(), count, n)
-    low_inverse = copy(_identity(count, n))
+    low_inverse = copy(_identity(count, n, a))
     _substitute(low, low_inverse, count, n, lower=True, unit=False)
     low = attach(low, "linalg.cholesky", [symmetric_from_lower(a)], [low_inverse])
     return stack.restore(low, [n, n])
@@ -182,7 +183,7 @@ def lu(a) -> tuple[Tensor, Tensor, Tensor]:
     b, i, k = indices([count, n, n])
     lower = select(i > k, packed, select(i == k, 1.0, 0.0))
     upper = select(i <= k, packed, 0.0)
-    permutation = select(perm[b, k] == i, 1.0, 0.0)
+    permutation = select(perm[b, k] == i, 1.0, 0.0).astype(packed.dtype)
     return tuple(stack.restore(m, [n, n]) for m in (permutation, lower, upper))
 
 
@@ -242,7 +243,7 @@ def triangular_solve(a, b, lower: bool = True, unit_diagonal: bool = False) -> T
     a, count, n = stack.values, stack.count, stack.rows
     x = copy(rhs.values.detach_grad())
     _substitute(a.detach_grad(), x, count, n, lower, unit_diagonal)
-    a_inverse = copy(_identity(count, n))
+    a_inverse = copy(_identity(count, n, a))
     _substitute(a.detach_grad(), a_inverse, count, n, lower, unit_diagonal)
     _, i, k = indices([count, n, n])
     read = select(i == k, 1.0 if unit_diagonal else a, select(i > k if lower else i < k, a, 0.0))
@@ -273,7 +274,7 @@ def solve(a, b) -> Tensor:
     a, count, n = stack.values, stack.count, stack.rows
     packed, _, perm = _lu3(a.detach_grad(), count, n)
     x = _lu_solve3(packed, perm, rhs.values.detach_grad(), count, n)
-    a_inverse = _lu_solve3(packed, perm, _identity(count, n), count, n)
+    a_inverse = _lu_solve3(packed, perm, _identity(count, n, a), count, n)
     x = attach(x, "linalg.solve", [a, rhs.values], [a_inverse])
     return _solution(rhs, x, vector)
 
@@ -288,7 +289,7 @@ def inv(a) -> Tensor:
     stack = _square(a, "tf.linalg.inv")
     a, count, n = stack.values, stack.count, stack.rows
     packed, _, perm = _lu3(a.detach_grad(), count, n)
-    inverse = _lu_solve3(packed, perm, _identity(count, n), count, n)
+    inverse = _lu_solve3(packed, perm, _identity(count, n, a), count, n)
     inverse = attach(inverse, "linalg.inv", [a])
     return stack.restore(inverse, [n, n])
 
@@ -302,8 +303,8 @@ def _log_determinant(a, what: str) -> tuple:
     b, i = indices([count, n])
     diagonal = packed[b, i, i]
     swaps = alg.sum(select(pivots != i, 1, 0), axis=1)
-    inverse = _lu_solve3(packed, perm, _identity(count, n), count, n)
-    return stack, diagonal, select(swaps % 2 == 1, -1.0, 1.0), inverse
+    inverse = _lu_solve3(packed, perm, _identity(count, n, a), count, n)
+    return stack, diagonal, select(swaps % 2 == 1, -1.0, 1.0).astype(a.dtype), inverse
 
 
 def det(a) -> Tensor:

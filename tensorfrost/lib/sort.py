@@ -41,6 +41,9 @@ from ..tracing.tensor import Tensor
 __all__ = ["radix", "bitonic", "sort", "argsort", "topk"]
 
 _KEY_DTYPES = (dt.uint32, dt.int32, dt.float32)
+# Narrower keys sort as the 32-bit dtype that holds each of their values exactly, in order.
+_CARRIERS = {dt.int8: dt.int32, dt.int16: dt.int32, dt.uint8: dt.uint32, dt.uint16: dt.uint32, dt.bool1: dt.uint32,
+             dt.float16: dt.float32, dt.bfloat16: dt.float32}
 _SIGN_BIT = 0x80000000
 _ALL_BITS = 0xFFFFFFFF
 _BLOCK_MIN = 16384  # elements per block at least: the per-block digit counts stay small to scan
@@ -50,6 +53,8 @@ _BLOCKS_MAX = 1024  # blocks per row at most, enough threads for every core
 def ordered_bits(keys: Tensor, descending: bool = False) -> Tensor:
     """uint32 words whose unsigned order is numpy's order of ``keys`` (reversed when
     ``descending``: a stable sort then keeps equal keys in their order, as torch does)."""
+    if keys.dtype in _CARRIERS:
+        keys = keys.astype(_CARRIERS[keys.dtype])
     raw = asuint(keys) if keys.dtype is not dt.uint32 else keys
     if keys.dtype is dt.int32:
         word = raw ^ uint(_SIGN_BIT)
@@ -67,8 +72,9 @@ def _check_keys(keys, what: str) -> None:
     if not isinstance(keys, Tensor):
         raise ArgumentError(f"{what}: keys must be a tensor of the program, got {type(keys).__name__}",
                             user_location())
-    if keys.dtype not in _KEY_DTYPES:
-        raise DTypeError(f"{what}: keys must be uint32, int32 or float32, got {keys.dtype!r}", user_location())
+    if keys.dtype not in _KEY_DTYPES and keys.dtype not in _CARRIERS:
+        raise DTypeError(f"{what}: keys must be of 32 bits or fewer (64-bit keys have no radix pass yet: convert "
+                         f"them, or sort on tf.cpu's host), got {keys.dtype!r}", user_location())
     if keys.node.rank == 0:
         raise ShapeError(f"{what}: keys must have rank 1 or more (a scalar has nothing to sort)", user_location())
 
@@ -314,6 +320,8 @@ def sort(x: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
         y = tf.sort.sort(tf.input([-1, -1], tf.float32), axis=0)
     """
     _check_keys(x, "tf.sort.sort")
+    if x.dtype in _CARRIERS:
+        return sort(x.astype(_CARRIERS[x.dtype]), axis, descending).astype(x.dtype)
     moved, axis = _along_last(x, axis, "tf.sort.sort")
     if moved.dtype is not dt.float32:
         keys, _, _ = _radix_sort(moved, [], 8, 32, bool(descending), False)
@@ -334,6 +342,8 @@ def argsort(x: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
         ranked = items[order]
     """
     _check_keys(x, "tf.sort.argsort")
+    if x.dtype in _CARRIERS:
+        return argsort(x.astype(_CARRIERS[x.dtype]), axis, descending)
     moved, axis = _along_last(x, axis, "tf.sort.argsort")
     _, _, positions = _radix_sort(moved.detach_grad(), [], 8, 32, bool(descending), True)
     return _restore(positions, axis)

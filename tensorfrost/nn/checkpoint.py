@@ -6,6 +6,12 @@ matched against the module's parameters (no duplicates), and each member's ``.np
 inflated. A member's data must be exactly what its header says, so no member costs more
 memory than its parameter may hold; object arrays (pickles) are never read. Saving replaces
 the file atomically (``atomic_write``).
+
+Every dtype keeps its dtype. ``.npy`` cannot describe ml_dtypes.bfloat16 (numpy writes it as
+raw ``V2`` bytes), so a bfloat16 parameter's member holds its bits as uint16 and says so in
+the member's zip comment (``tensorfrost dtype: bfloat16``; ``np.load`` reads the bits, and
+``.view(ml_dtypes.bfloat16)`` gives the values). Reading accepts that record only on a
+uint16 member and refuses a record of anything else.
 """
 
 from __future__ import annotations
@@ -21,11 +27,14 @@ import zipfile
 
 import numpy as np
 
-from ..ir.errors import CheckpointError
+from ..ir import dtypes as dt
+from ..ir.errors import CheckpointError, DTypeError
 from ..runtime import conversion_problem, shape_problem
 
 SHOWN_NAMES = 10  # unexpected member names listed in a message
 HEADER_LIMIT = 10000  # bytes of a .npy header (numpy's own limit; its headers of 8 dims take some 200)
+DTYPE_RECORD = b"tensorfrost dtype: "  # a member's zip comment: the dtype whose bits its .npy holds
+AS_BITS = {dt.bfloat16.numpy: (b"bfloat16", np.dtype(np.uint16))}  # dtypes .npy cannot describe: their bits
 
 
 def write_npz(file, arrays: dict) -> None:
@@ -33,8 +42,14 @@ def write_npz(file, arrays: dict) -> None:
     names as a dict: a parameter called ``file`` is no keyword clash, and no pickles."""
     with zipfile.ZipFile(file, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
         for name, array in arrays.items():
-            with archive.open(name + ".npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+            array = np.asanyarray(array)
+            info = zipfile.ZipInfo(name + ".npy")  # (as archive.open(name) makes it)
+            if array.dtype in AS_BITS:
+                record, bits = AS_BITS[array.dtype]
+                info.comment = DTYPE_RECORD + record
+                array = array.view(bits)
+            with archive.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
 
 
 def read_npz(path, params: dict, where: str) -> dict:
@@ -132,10 +147,11 @@ def _header(archive: zipfile.ZipFile, info: zipfile.ZipInfo, param, name: str, w
     if dtype.hasobject:
         raise CheckpointError(f"{what}: the member {info.filename!r} holds Python objects (a pickle), which "
                               "Module.load never reads; a checkpoint holds plain numeric arrays")
-    if dtype.kind not in "fiub" or dtype.names is not None:
+    if dtype.kind not in "fiub" or dtype.names is not None or not _tensorfrost_dtype(dtype):
         raise CheckpointError(f"{what}: expected {param.dtype!r} values, got a {dtype} array")
+    values = _recorded_dtype(info, dtype, what)
     too_large = shape_problem(shape)
-    problem = (conversion_problem(dtype, param.dtype, f"parameter '{name}'") or param.shape_problem(shape, name)
+    problem = (conversion_problem(values, param.dtype, f"parameter '{name}'") or param.shape_problem(shape, name)
                or (too_large and f"parameter '{name}': {too_large}"))
     if problem:
         raise CheckpointError(f"{where}: {problem}")
@@ -143,11 +159,36 @@ def _header(archive: zipfile.ZipFile, info: zipfile.ZipInfo, param, name: str, w
     if info.file_size != size:  # (the zip's own record, read before inflating anything)
         raise CheckpointError(f"{what}: the member {info.filename!r} holds {info.file_size} bytes, but its header "
                               f"says {list(shape)} {dtype} values: {size} bytes")
-    return shape, fortran_order, dtype, offset
+    return shape, fortran_order, dtype, offset, values
 
 
-def _data(archive: zipfile.ZipFile, info: zipfile.ZipInfo, shape, fortran_order, dtype, offset: int, name: str,
-          where: str) -> np.ndarray:
+def _tensorfrost_dtype(dtype: np.dtype) -> bool:
+    try:
+        dt.numpy_to_dtype(dtype)
+    except DTypeError:  # (float128)
+        return False
+    return True
+
+
+def _recorded_dtype(info: zipfile.ZipInfo, dtype: np.dtype, what: str) -> np.dtype:
+    """The dtype of a member's values: its header's, or the one its dtype record names (whose
+    bits the header's dtype holds)."""
+    if not info.comment.startswith(DTYPE_RECORD):
+        return dtype  # (another writer's comment, or none)
+    record = info.comment[len(DTYPE_RECORD):]
+    for values, (name, bits) in AS_BITS.items():
+        if record == name:
+            if dtype.kind != bits.kind or dtype.itemsize != bits.itemsize:
+                raise CheckpointError(f"{what}: the member {info.filename!r} records {name.decode()} values, whose "
+                                      f"bits are {bits}, but holds a {dtype} array")
+            return values
+    names = ", ".join(name.decode() for name, _ in AS_BITS.values())
+    raise CheckpointError(f"{what}: the member {info.filename!r} records the dtype {record[:40]!r}; a record names "
+                          f"one of {names}")
+
+
+def _data(archive: zipfile.ZipFile, info: zipfile.ZipInfo, shape, fortran_order, dtype, offset: int, values,
+          name: str, where: str) -> np.ndarray:
     """The values of a checked member: exactly the bytes its header says, no more."""
     count = math.prod(shape) * dtype.itemsize
     with archive.open(info) as member:
@@ -156,7 +197,8 @@ def _data(archive: zipfile.ZipFile, info: zipfile.ZipInfo, shape, fortran_order,
         if len(data) != count or member.read(1):  # (reading to the end checks its CRC)
             raise CheckpointError(f"{where}: parameter '{name}': the member {info.filename!r} does not hold the "
                                   f"{count} bytes of data its header says")
-    return np.frombuffer(data, dtype).reshape(shape, order="F" if fortran_order else "C")
+    array = np.frombuffer(data, dtype).reshape(shape, order="F" if fortran_order else "C")
+    return array if values is dtype else array.astype(dtype.newbyteorder("="), copy=False).view(values)
 
 
 def atomic_write(path: str, write) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..ir import dtypes as dt
 from ..ir.errors import ArgumentError, CheckpointError, ShapeError, TensorFrostError
-from ..runtime import TensorMemory, as_array, tensor
+from ..runtime import TensorMemory, as_array, dlpack_array, is_dlpack_producer, tensor
 from ..tracing.api import input as tf_input
 from ..tracing.tensor import Tensor
 from .checkpoint import atomic_write, read_npz, write_npz
@@ -93,9 +93,13 @@ class Parameter:
         return (values * scale + self.random_offset).astype(np.float32)
 
     def assign(self, value, name: str) -> None:
-        """Set the value, checking it against the declaration (numpy arrays are uploaded)."""
+        """Set the value, checking it against the declaration (numpy arrays and other DLPack
+        producers, a torch or jax tensor, are uploaded as a program's input is: converted only
+        where every value stays the same)."""
+        if is_dlpack_producer(value):
+            value = dlpack_array(value, f"parameter '{name}'")
         if isinstance(value, np.ndarray):
-            value = tensor(value, self.dtype)
+            value = tensor(as_array(value, self.dtype, f"parameter '{name}'"), self.dtype)
         if value is None:
             self.value = None
             return
@@ -414,8 +418,9 @@ class Module:
 
     def save(self, path) -> None:
         """Write every parameter's value to a numpy ``.npz`` file, by name (``.npz`` is added
-        to a name without it, as ``np.savez`` does). The file is replaced atomically: a crash
-        at any moment leaves the old complete file or the new one, never a partial one."""
+        to a name without it, as ``np.savez`` does), in its dtype (bfloat16 as its uint16 bits
+        with a dtype record: tensorfrost/nn/checkpoint.py). The file is replaced atomically: a
+        crash at any moment leaves the old complete file or the new one, never a partial one."""
         arrays = {}
         for name, value in self.named_parameters():
             if isinstance(value, Parameter):
@@ -432,7 +437,9 @@ class Module:
         atomic_write(path if path.endswith(".npz") else path + ".npz", lambda f: write_npz(f, arrays))
 
     def load(self, path) -> Module:
-        """Read the values written by ``save`` (same parameter names), as new tensors. A file
+        """Read the values written by ``save`` (same parameter names), as new tensors; a value
+        of another dtype than its parameter's converts only if every value stays the same
+        (float16 into float32 does; float32 into float16 must fit exactly). A file
         that is not such an archive (damaged, cut short, another format) or does not match the
         module raises a ``CheckpointError`` that names it, and leaves the module unchanged; what
         does not match is found from the members' headers, before any values are read

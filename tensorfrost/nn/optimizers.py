@@ -29,7 +29,9 @@ The short way, with the same optimizer object and no twin inside the program::
 Every optimizer takes ``grad_clip`` (0: off) with ``clip_mode`` (``"value"``, ``"norm"``
 or ``"global_norm"``, see ``tensorfrost.nn.clipping``) and decoupled weight decay ``l1``
 and ``l2`` (see ``tensorfrost.nn.regularizers``). Only float parameters with
-``requires_grad`` are trained; the others are passed through unchanged.
+``requires_grad`` are trained; the others are passed through unchanged. The state of a
+16-bit float parameter (float16, bfloat16) is float32, and its update is computed in
+float32 and rounded once, as mixed precision training does.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class Optimizer(Module):
         for state in self.STATE:
             array = ParameterArray()
             for k, (_, p) in enumerate(self.trained):
-                array[k] = Parameter(p.shape, p.dtype, random_scale=0.0, requires_grad=False)
+                array[k] = Parameter(p.shape, p.dtype.compute, random_scale=0.0, requires_grad=False)
             setattr(self, state, array)
         if self.COUNTS_STEPS:
             self.t = Parameter([1], dt.float32, random_scale=0.0, requires_grad=False)
@@ -98,7 +100,7 @@ class Optimizer(Module):
         for state in self.STATE:
             array = getattr(self, state)
             for k, (_, p) in enumerate(self.trained):
-                array[k] = assert_tensor(array[k], p.value.shape, p.dtype)
+                array[k] = assert_tensor(array[k], p.value.shape, p.dtype.compute)
 
     def initialize_parameters(self, seed=None) -> None:
         """Outside a program: initialize the model's parameters that have no value yet (a
@@ -110,7 +112,7 @@ class Optimizer(Module):
         """Zero the optimizer state (moments, step count) for the model's current values."""
         for state in self.STATE:
             for k, (_, p) in enumerate(self.trained):
-                value = None if p.value is None else tensor(np.zeros(p.value.shape, np.float32))
+                value = None if p.value is None else tensor(np.zeros(p.value.shape, p.dtype.compute.numpy))
                 getattr(self, state)._items[k].value = value
         if self.COUNTS_STEPS:
             self.t = tensor(np.zeros(1, np.float32))
@@ -123,7 +125,7 @@ class Optimizer(Module):
             for k, name, value in held:
                 slot = getattr(self, state)._items[k]
                 if slot.value is None:
-                    slot.value = tensor(np.zeros(value.shape, np.float32))
+                    slot.value = tensor(np.zeros(value.shape, value.dtype.compute.numpy))
                 elif isinstance(slot.value, TensorMemory) and slot.value.shape != value.shape:
                     raise TensorFrostError(f"{type(self).__name__}: the state '{state}' of '{name}' has shape "
                                            f"{list(slot.value.shape)}, the parameter now {list(value.shape)}; "
@@ -162,7 +164,8 @@ class Optimizer(Module):
             value = p.value
             new = value - self.direction(k, g, context) * lr
             decay = weight_decay(value, lr, self.l1, self.l2)
-            p.assign(new if decay is None else new - decay, name)
+            new = new if decay is None else new - decay
+            p.assign(new.astype(p.dtype) if new.dtype is not p.dtype else new, name)
         return loss
 
     def begin_step(self):

@@ -18,7 +18,6 @@ respect to ``x`` as defined at its creation (a variable's initial value, an inpu
 
 from __future__ import annotations
 
-from ..ir import dtypes as dt
 from ..ir.builder import Builder, using
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope, walk
@@ -120,7 +119,7 @@ class Sweep:
         """An adjoint buffer for ``node`` (zeros of its shape), defined at the insertion point."""
         node = self.resolve(node)
         if node not in self.buffers:
-            self.buffers[node] = Tensor(self.builder.const(0.0, dt.float32, node.shape))
+            self.buffers[node] = Tensor(self.builder.const(0.0, node.dtype, node.shape))
 
     def make_buffers(self, nodes: list[Node], scope: Scope) -> None:
         """Adjoint buffers for the variables and loaded memory defined in ``scope`` among
@@ -266,7 +265,7 @@ def _expand_one(program: Program, placeholder: Node) -> None:
     with builder.inside(scope, backward), using(builder):
         sweep = Sweep(program, builder, loss, [n.args[1] for n in group])
         sweep.make_buffers(region, scope)
-        sweep.contribute(loss, Tensor(builder.const(1.0, dt.float32, loss.shape)))
+        sweep.contribute(loss, Tensor(builder.const(1.0, loss.dtype, loss.shape)))
         sweep.reverse(scope.nodes[:scope.nodes.index(placeholder)])
         results = {}
         gradients: dict[Node, Tensor] = {}  # per wrt: take() empties it, and several calls may ask for it
@@ -275,8 +274,9 @@ def _expand_one(program: Program, placeholder: Node) -> None:
             if wrt not in gradients:
                 grad = None if wrt not in sweep.depends else \
                     sweep.found[wrt] if wrt in sweep.found else sweep.take(wrt)
-                gradients[wrt] = grad if grad is not None else Tensor(builder.const(0.0, dt.float32, wrt.shape))
-            results[node] = Tensor(builder.make("copy", [gradients[wrt].node], dtype=dt.float32, shape=wrt.shape))
+                grad = grad if grad is not None else Tensor(builder.const(0.0, wrt.dtype, wrt.shape))
+                gradients[wrt] = Tensor(builder.cast(grad.node, wrt.dtype))  # (the dtype of what it is a gradient of)
+            results[node] = Tensor(builder.make("copy", [gradients[wrt].node], dtype=wrt.dtype, shape=wrt.shape))
     position = scope.nodes.index(placeholder)
     for node in backward:
         node.scope = scope

@@ -443,7 +443,7 @@ def scatter_view(node: Node, g: Tensor) -> Tensor:
         total = Tensor(source.shape[axis - 1]) * inner
         merged = _clamp_index(out[axis - 1], total.node)
         index = out[:axis - 1] + [merged // inner, merged % inner] + out[axis:]
-    result = Tensor(current().const(0.0, dt.float32, source.shape))
+    result = Tensor(current().const(0.0, g.dtype, source.shape))
     scatterAdd(result[tuple(index)], g)
     return result
 
@@ -454,7 +454,7 @@ def scatter_broadcast(g: Tensor, shape, into: Tensor | None = None) -> Tensor:
     out = list(indices([Tensor(d) for d in g.node.shape])) if g.node.rank else []
     offset = len(out) - len(shape)
     index = [_clamp_index(out[k + offset], dim) for k, dim in enumerate(shape)]
-    result = into if into is not None else Tensor(current().const(0.0, dt.float32, tuple(shape)))
+    result = into if into is not None else Tensor(current().const(0.0, g.dtype, tuple(shape)))
     scatterAdd(result[tuple(index)], g)
     return result
 

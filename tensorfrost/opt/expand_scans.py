@@ -27,7 +27,7 @@ def run(program: Program) -> Program:
         combine = COMBINE[node.op.combine]
         with using(rb.builder):
             result, = blocked_scan([Tensor(node.args[0])], node.attrs["axis"], lambda a, b: [combine(a[0], b[0])],
-                                   [node.op.identity[node.dtype.kind]], node.attrs.get("exclusive", False),
+                                   [node.op.identity(node.dtype)], node.attrs.get("exclusive", False),
                                    node.attrs.get("reverse", False))
         return result.node
 

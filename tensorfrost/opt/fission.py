@@ -194,7 +194,7 @@ def _needs_fission(kernel: Node, limit: int) -> bool:
 
 
 def run(program: Program) -> Program:
-    limit = getattr(program, "max_buffers", None)
+    limit = program.max_buffers
     if not limit:
         return program
     mutable = {n.args[0] for n in program.walk() if is_write(n)}

@@ -40,12 +40,18 @@ class _Lowering:
         return self.rb.run(self.visit)
 
     def int_index(self, index: Node) -> Node:
-        """``index`` as an int32. A uint32 saturates at INT32_MAX first: a value of 2**31 or
-        more is past the end of every dim (clamped to the last element), not negative."""
-        if index.dtype is not dt.uint32:
+        """``index`` as an int32. Wider values saturate at INT32_MAX (and INT32_MIN) first: a
+        value of 2**31 or more is past the end of every dim (clamped to the last element),
+        not negative; smaller ints widen."""
+        dtype = index.dtype
+        if dtype is dt.int32:
             return index
-        largest = self.b.const(2**31 - 1, dt.uint32)
-        return self.b.cast(self.b.elementwise("min", [index, largest]), dt.int32)
+        if dtype.bits < 32 or dtype.is_bool:
+            return self.b.cast(index, dt.int32)
+        index = self.b.elementwise("min", [index, self.b.const(2**31 - 1, dtype)])
+        if dtype.kind == "i":
+            index = self.b.elementwise("max", [index, self.b.const(-(2**31), dtype)])
+        return self.b.cast(index, dt.int32)
 
     # -- dispatch ------------------------------------------------------------------------------
 
@@ -107,11 +113,12 @@ class _Lowering:
         return loop
 
     def accumulate(self, var: Node, combine: str, value: Node) -> None:
-        self.b.make("set", [var, self.b.elementwise(combine, [var, value])], shape=var.shape)
+        combined = self.b.elementwise(combine, [var, value])  # (max of bools is an int32 0/1)
+        self.b.make("set", [var, self.b.cast(combined, var.dtype)], shape=var.shape)
 
     @staticmethod
     def identity(node: Node):
-        value = node.op.identity[node.dtype.kind]
+        value = node.op.identity(node.dtype)
         return value
 
     # -- algorithmic ops --------------------------------------------------------------------------
@@ -122,13 +129,14 @@ class _Lowering:
         length = static_value(x.shape[axis])
         if length is not None and 0 < length <= UNROLL_LIMIT:
             return self.unrolled_reduction(node, length)
-        acc = self.variable(self.identity(node), node.dtype, node.shape)
+        compute = node.dtype.compute  # (16-bit floats accumulate in float32, as torch and numpy do)
+        acc = self.variable(self.identity(node), compute, node.shape)
         grid = self.rx.grid(node.shape) if x.rank > 1 else []
         loop = self.counted_loop(x.shape[axis])
         with self.b.inside(loop.body):
             value = self.rx.value_at(x, grid[:axis] + [loop] + grid[axis:])
-            self.accumulate(acc, node.op.combine, value)
-        return acc
+            self.accumulate(acc, node.op.combine, self.b.cast(value, compute))
+        return self.b.cast(acc, node.dtype)
 
     def unrolled_reduction(self, node: Node, length: int) -> Node:
         """A reduction over a short constant axis as an expression (x[0] + x[1] + x[2]): a
@@ -138,14 +146,16 @@ class _Lowering:
         result = None
         for k in range(length):
             term = self.rx.value_at(x, grid[:axis] + [self.b.const(k, dt.int32)] + grid[axis:])
+            term = self.b.cast(term, node.dtype.compute)
             result = term if result is None else self.b.elementwise(node.op.combine, [result, term])
-        return result
+        return self.b.cast(result, node.dtype)
 
     def matmul(self, node: Node) -> Node:
         a, b = node.args
         if _is_transposed(b) and not _few_rows(node):
             b = self.materialize(b)
-        acc = self.variable(0, node.dtype, node.shape)
+        compute = node.dtype.compute
+        acc = self.variable(0, compute, node.shape)
         grid = self.rx.grid(node.shape)
         batch = node.shape[:-2]
         loop = self.counted_loop(a.shape[-1])
@@ -154,8 +164,9 @@ class _Lowering:
             b_batch = self.rx.arg_index(_batch_view(b), batch, grid[:-2]) if b.rank > 2 else []
             a_val = self.rx.value_at(a, a_batch + [grid[-2], loop], OPERAND_BUDGET)
             b_val = self.rx.value_at(b, b_batch + [loop, grid[-1]], OPERAND_BUDGET)
-            self.accumulate(acc, "add", self.b.elementwise("mul", [a_val, b_val]))
-        return acc
+            self.accumulate(acc, "add", self.b.elementwise("mul", [self.b.cast(a_val, compute),
+                                                                  self.b.cast(b_val, compute)]))
+        return self.b.cast(acc, node.dtype)
 
     def materialize(self, x: Node) -> Node:
         """``x`` computed into a variable of its own: a transposed ``B`` copied once (K*N

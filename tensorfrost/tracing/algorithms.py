@@ -12,7 +12,7 @@ from ..ir.builder import current
 from ..ir.errors import ArgumentError, ShapeError, user_location
 from ..ir.node import Node
 from ..ir.shapes import describe_shape, dims_equal, normalize_axis, static_value
-from .tensor import Tensor, apply, node_of
+from .tensor import Tensor, apply, node_of, provide
 
 
 def _reduce(op_name: str, x, axis: int, dtype=None) -> Tensor:
@@ -42,17 +42,23 @@ def prod(x, axis: int = -1) -> Tensor:
 
 
 def mean(x, axis: int = -1) -> Tensor:
-    """Mean along ``axis`` (as float32), which is dropped."""
+    """Mean along ``axis``, which is dropped: in a float tensor's dtype (16-bit floats summed
+    in float32 and rounded once), float32 for integers and bools."""
     node = node_of(x)
-    total = _reduce("reduce_sum", Tensor(node), axis, dt.float32)
+    dtype = node.dtype if node.dtype.is_float else dt.float32
+    compute = dtype.compute
+    total = _reduce("reduce_sum", Tensor(node), axis, compute)
     count = Tensor(node.shape[normalize_axis(axis, node.rank, "mean axis")])
-    return total / apply("float", count)
+    return (total / Tensor(current().cast(count.node, compute))).astype(dtype)
 
 
 def norm(x, axis: int = -1) -> Tensor:
-    """Euclidean norm along ``axis``: ``sqrt(sum(x * x))``."""
-    x = Tensor(current().cast(node_of(x), dt.float32))
-    return apply("sqrt", sum(x * x, axis))
+    """Euclidean norm along ``axis``: ``sqrt(sum(x * x))``, in a float tensor's dtype (16-bit
+    floats computed in float32 and rounded once), float32 for integers."""
+    node = node_of(x)
+    dtype = node.dtype if node.dtype.is_float else dt.float32
+    x = Tensor(current().cast(node, dtype.compute))
+    return apply("sqrt", sum(x * x, axis)).astype(dtype)
 
 
 def reduce_max(x, axis: int = -1) -> Tensor:
@@ -225,6 +231,9 @@ def matmul(a, b) -> Tensor:
     """Matrix product over the last two axes, with numpy's broadcasting of batch axes::
 
         C = tf.matmul(A, B)   # or A @ B; [..., N, M] @ [..., M, K] -> [..., N, K]
+
+    Integers of fewer than 32 bits (int8 weights and activations) give an int32 product,
+    summed in int32; 16-bit floats give their own dtype, summed in float32.
     """
     builder = current()
     a_node, b_node = (node_of(v) for v in (a, b))
@@ -237,8 +246,8 @@ def matmul(a, b) -> Tensor:
     if b_node.rank == 1:
         return squeeze(matmul(Tensor(a_node), unsqueeze(Tensor(b_node), -1)), -1)
     result = dt.promote(a_node.dtype, b_node.dtype)
-    if result.is_bool:
-        result = dt.int32
+    if result.is_bool or (result.is_integer and result.bits < 32):
+        result = dt.int32  # (int8 @ int8 sums its products in int32, as quantized inference does)
     a_node, b_node = builder.cast(a_node, result), builder.cast(b_node, result)
     inner_a, inner_b = a_node.shape[-1], b_node.shape[-2]
     if not dims_equal(inner_a, inner_b):
@@ -249,3 +258,6 @@ def matmul(a, b) -> Tensor:
     batch = builder.broadcast([a_node.shape[:-2], b_node.shape[:-2]], "matmul batch")
     shape = tuple(batch) + (a_node.shape[-2], b_node.shape[-1])
     return Tensor(builder.make("matmul", [a_node, b_node], dtype=result, shape=shape))
+
+
+provide(sum=sum, mean=mean, transpose=transpose, reshape=reshape, matmul=matmul)

@@ -14,7 +14,7 @@ from ..ir.node import Node, Scope
 from ..ir.ops import DIM_ID, INPUT, INPUT_DIM, LOAD
 from ..ir.shapes import describe_dim, describe_shape, dims_equal, static_value
 from ..ir.widen import sets_in, widen_for_conditions
-from .tensor import INTEGER_QUOTIENT, Tensor, apply, check_index_dtype, check_shape_list, node_of
+from .tensor import INTEGER_QUOTIENT, Tensor, apply, check_index_dtype, check_shape_list, node_of, provide
 
 _INPUT_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=\s*[\w.]*input\(")
 
@@ -402,8 +402,8 @@ def grad(loss, wrt) -> Tensor:
     loss_node, wrt_node = node_of(loss), node_of(wrt)
     for node, what in ((loss_node, "loss"), (wrt_node, "wrt")):
         if not node.dtype.is_float:
-            raise DTypeError(f"tf.grad: {what} must be a float32 tensor, got {node.dtype!r}", user_location())
-    return Tensor(builder.make("grad", [loss_node, wrt_node], dtype=dt.float32, shape=wrt_node.shape))
+            raise DTypeError(f"tf.grad: {what} must be a float tensor, got {node.dtype!r}", user_location())
+    return Tensor(builder.make("grad", [loss_node, wrt_node], dtype=wrt_node.dtype, shape=wrt_node.shape))
 
 
 def region_begin(name: str) -> None:
@@ -421,3 +421,6 @@ def scalar_index(value, what: str) -> Node:
     node = node_of(value, dt.int32)
     check_index_dtype(node, what)
     return node
+
+
+provide(indices=indices, assign=assign)

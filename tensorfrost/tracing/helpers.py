@@ -11,7 +11,7 @@ from ..ir.ops import CONST
 from . import algorithms as alg
 from .api import indices, ones, uniform, zeros
 from .mathfn import asuint, copy, floor, pcg, pcgf, select, uint
-from .tensor import Tensor, node_of
+from .tensor import Tensor, node_of, provide
 
 
 def _shape_list(shape, what: str) -> list:
@@ -136,3 +136,6 @@ def try_get_constant(x: Tensor):
         raise TraceError(f"try_get_constant: {node.label} is not a constant (it is computed by "
                          f"'{node.op.name}')", user_location())
     return node.attrs["value"]
+
+
+provide(try_get_constant=try_get_constant)

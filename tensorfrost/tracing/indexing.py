@@ -13,7 +13,7 @@ from ..ir.builder import current
 from ..ir.errors import ShapeError, TraceError, user_location
 from ..ir.node import Node
 from ..ir.shapes import static_value
-from .tensor import Tensor, check_index_dtype, node_of
+from .tensor import Tensor, check_index_dtype, node_of, provide
 
 
 def load(tensor: Tensor, index) -> Tensor:
@@ -149,3 +149,6 @@ def _slice_bounds(dim: Node, item: slice):
                                             builder.const(abs(step), dt.int32)])
     size = builder.elementwise("max", [size, zero])
     return start, step, size
+
+
+provide(load=load, store=store)

@@ -32,7 +32,7 @@ from ..ir.errors import ShapeError, TraceError, user_location
 from ..ir.shapes import static_value
 from .api import buffer, indices
 from .helpers import flat_index
-from .tensor import Tensor, node_of
+from .tensor import Tensor, node_of, provide
 
 _OPEN: list = []  # the kernels being traced, innermost last
 
@@ -142,3 +142,6 @@ def block_thread_index(dim: int) -> Tensor:
 def block_index() -> Tensor:
     """The flat index of the thread's group (row-major over the groups)."""
     return _current("block_index").group_id
+
+
+provide(block_thread_index=block_thread_index, block_index=block_index)

@@ -50,6 +50,14 @@ float = _unary("float", "Convert to float32")  # noqa: A001
 int = _unary("int", "Convert to int32")  # noqa: A001
 uint = _unary("uint", "Convert to uint32")
 bool = _unary("bool", "Convert to bool (nonzero is true)")  # noqa: A001
+
+
+def cast(x, dtype):
+    """``x`` converted to ``dtype`` (``x.astype(dtype)``): numpy's conversion rules, floats to
+    integers truncating toward zero, integers wrapping to the target's bits."""
+    return apply("copy", x).astype(dtype) if not hasattr(x, "astype") else x.astype(dtype)
+
+
 asfloat = _unary("asfloat", "Reinterpret the 32 bits as float32")
 asint = _unary("asint", "Reinterpret the 32 bits as int32")
 asuint = _unary("asuint", "Reinterpret the 32 bits as uint32")

@@ -17,6 +17,15 @@ from ..ir.node import Node
 from ..ir.shapes import describe_shape
 from ..runtime import MAX_RANK
 
+# The functions some methods call, defined in modules that build on this one (algorithms,
+# indexing, api, kernel, helpers): each registers its own with ``provide`` when imported.
+_LATER: dict = {}
+
+
+def provide(**functions) -> None:
+    """Register the functions that Tensor's methods of those names call."""
+    _LATER.update(functions)
+
 
 class Tensor:
     """A tensor inside a program being traced. Build one with ``tf.input``, ``tf.zeros``..."""
@@ -50,11 +59,15 @@ class Tensor:
     def ndim(self) -> int:
         return self.node.rank
 
+    def astype(self, dtype) -> Tensor:
+        """The values converted to ``dtype`` as numpy's ``astype`` converts them (floats to
+        integers truncate toward zero; integers wrap to the target's bits)."""
+        return Tensor(current().cast(self.node, dt.dtype_of(dtype)))
+
     @property
     def indices(self) -> tuple:
         """The index of every element along each axis: ``i, j = A.indices``."""
-        from .api import indices
-        return indices(self.node.shape)
+        return _LATER["indices"](self.node.shape)
 
     def __repr__(self) -> str:
         return f"<tf.Tensor {self.node.label} {self.dtype!r}{describe_shape(self.node.shape)}>"
@@ -133,65 +146,54 @@ class Tensor:
         return apply("pow", o, self)
 
     def __matmul__(self, o):
-        from .algorithms import matmul
-        return matmul(self, o)
+        return _LATER["matmul"](self, o)
 
     def __rmatmul__(self, o):
-        from .algorithms import matmul
-        return matmul(o, self)
+        return _LATER["matmul"](o, self)
 
     # -- views and reductions as methods ----------------------------------------------------
 
     @property
     def T(self) -> Tensor:
         """The transpose of the last two axes (a 1-D tensor is returned unchanged)."""
-        from .algorithms import transpose
-        return self if self.node.rank < 2 else transpose(self)
+        return self if self.node.rank < 2 else _LATER["transpose"](self)
 
     def sum(self, axis=-1):
         """``tf.sum(self, axis)``."""
-        from .algorithms import sum as total
-        return total(self, axis=axis)
+        return _LATER["sum"](self, axis=axis)
 
     def mean(self, axis=-1):
         """``tf.mean(self, axis)``."""
-        from .algorithms import mean
-        return mean(self, axis=axis)
+        return _LATER["mean"](self, axis=axis)
 
     def reshape(self, shape):
         """``tf.reshape(self, shape)``."""
-        from .algorithms import reshape
-        return reshape(self, shape)
+        return _LATER["reshape"](self, shape)
 
     # -- indexing ------------------------------------------------------------------------
 
     def __getitem__(self, index):
-        from .indexing import load
-        return load(self, index)
+        return _LATER["load"](self, index)
 
     def __setitem__(self, index, value):
-        from .indexing import store
-        store(self, index, value)
+        _LATER["store"](self, index, value)
 
     # -- explicit kernels (tf.kernel) ---------------------------------------------------
 
     def block_thread_index(self, dim: int) -> Tensor:
         """Inside ``tf.kernel``: the thread's position in its group along ``dim`` (upstream
         counts dims from the last axis)."""
-        from .kernel import block_thread_index
-        return block_thread_index(dim)
+        return _LATER["block_thread_index"](dim)
 
     def block_index(self) -> Tensor:
         """Inside ``tf.kernel``: the flat index of the thread's group."""
-        from .kernel import block_index
-        return block_index()
+        return _LATER["block_index"]()
 
     # -- hints ---------------------------------------------------------------------------
 
     def try_get_constant(self):
         """The Python value of a constant tensor; raises for any other."""
-        from .helpers import try_get_constant
-        return try_get_constant(self)
+        return _LATER["try_get_constant"](self)
 
     def set_debug_name(self, name: str) -> Tensor:
         """Name the value in generated code and IR listings (made a safe identifier there)."""
@@ -234,8 +236,7 @@ class Tensor:
 
     def set(self, value) -> None:
         """Replace this tensor's value with ``value`` (inside loops: a loop-carried update)."""
-        from .api import assign
-        assign(self, value)
+        _LATER["assign"](self, value)
 
 
 def _power_by_products(x: Tensor, n: int) -> Tensor:
@@ -258,7 +259,10 @@ def node_of(value, like: dt.DType | None = None) -> Node:
         return value.node
     if is_scalar(value):
         builder = current()
-        dtype = dt.promote_weak(like, value) if like is not None else dt.scalar_dtype(value)
+        try:
+            dtype = dt.promote_weak(like, value) if like is not None else dt.scalar_dtype(value)
+        except DTypeError as error:
+            raise DTypeError(str(error), user_location()) from None
         if dtype.is_integer and isinstance(value, (float, np.floating)):
             dtype = dt.float32
         return builder.const(value, dtype)
@@ -275,12 +279,19 @@ def node_of(value, like: dt.DType | None = None) -> Node:
 
 
 def nodes_of(values) -> list[Node]:
-    """Nodes for several operands; Python scalars take the dtype of the tensor operands."""
-    strong = [v.node.dtype for v in values if isinstance(v, Tensor)]
+    """Nodes for several operands; Python scalars take the dtype of the tensor operands, and
+    so do variables made from a Python int (a kernel program's ``total = 0``), which are weak
+    until something else is assigned to them."""
+    weak = current().variables.weak if any(isinstance(v, Tensor) for v in values) else ()
+    strong = [v.node.dtype for v in values if isinstance(v, Tensor) and v.node not in weak]
     like = None
     for d in strong:
         like = d if like is None else dt.promote(like, d)
-    return [node_of(v, like) for v in values]
+    if like is None or not weak:
+        return [node_of(v, like) for v in values]
+    as_int = dt.promote_weak(like, 0)
+    return [current().cast(v.node, as_int) if isinstance(v, Tensor) and v.node in weak else node_of(v, like)
+            for v in values]
 
 
 def apply(op_name: str, *operands) -> Tensor:
@@ -292,7 +303,12 @@ def apply(op_name: str, *operands) -> Tensor:
         # All Python numbers: still a tensor op (e.g. tf.sin(1.0) inside a program).
         current()
     nodes = nodes_of(operands)
-    return Tensor(current().elementwise(op_name, nodes))
+    builder = current()
+    result = builder.elementwise(op_name, nodes)
+    weak = builder.variables.weak
+    if weak and result.dtype is dt.int32 and all(v.node in weak for v in operands if isinstance(v, Tensor)):
+        weak.add(result)  # (computed from weak ints only, as a Python int would be: ``(r << 1) | u``)
+    return Tensor(result)
 
 
 # A float where an integer must be comes, in a kernel program, mostly from `/`, which is
@@ -302,7 +318,7 @@ INTEGER_QUOTIENT = "use // for an integer quotient (in a @tf.kernel_program, / g
 
 def check_index_dtype(node: Node, what: str) -> None:
     if not node.dtype.is_integer:
-        raise DTypeError(f"{what}: indices must be int32 or uint32 tensors, got {node.dtype!r}; {INTEGER_QUOTIENT}",
+        raise DTypeError(f"{what}: indices must be integer tensors, got {node.dtype!r}; {INTEGER_QUOTIENT}",
                          user_location())
 
 

@@ -10,7 +10,7 @@ index and clears it (the old value there no longer matters).
 from __future__ import annotations
 
 from ..ir.errors import TraceError
-from ..ir.op_rules import Op
+from ..ir.op_rules import OPS, Op
 from . import algorithms as alg
 from . import api, mathfn
 from .tensor import Tensor
@@ -67,7 +67,7 @@ def _vjp_prefix_extreme(ad, g):
     source = alg.scan("prefix_max", mathfn.select(x == inclusive, order, -1), axis, exclusive, reverse)
     g = mathfn.select(source >= 0, g, 0.0)  # an exclusive scan's first output has no source
     grid[axis] = n - 1 - source if reverse else source
-    grad = api.zeros(x.shape)
+    grad = api.zeros(x.shape, x.dtype)
     api.scatterAdd(grad[tuple(grid)], g)
     return [grad]
 
@@ -113,6 +113,8 @@ def _vjp_set(ad, g):
     return [None, grad_value]
 
 
+# Each structural op's entry in the op table owns its rule (``Op.vjp``), as elementwise
+# ops' do (ops_math.py); the rules are written here, where tensor code can be traced.
 _STRUCTURAL = {
     "reduce_sum": _vjp_sum,
     "reduce_prod": _vjp_prod,
@@ -139,12 +141,14 @@ _STRUCTURAL = {
     "scatter_max": _vjp_scatter_other,
     "set": _vjp_set,
 }
-
+for _name, _rule in _STRUCTURAL.items():
+    OPS[_name].vjp = _rule
+del _name, _rule
 
 
 def rule(op: Op):
     """The vector-Jacobian product of ``op``, or None if no gradient flows through it."""
-    return _STRUCTURAL.get(op.name, op.vjp)
+    return op.vjp
 
 
 # Rules of library functions (``library_grad`` nodes: value, *inputs), registered by the

@@ -56,7 +56,7 @@ def sigmoid(x):
 def _side(x):
     """1 where ``x >= 0``, else -1: ``x * _side(x)`` is ``|x|`` with the gradient ``side``
     also at 0 (``abs`` has none there)."""
-    return select(x >= 0.0, 1.0, -1.0)
+    return select(x >= 0.0, 1.0, -1.0).astype(x.dtype)
 
 
 def silu(x):

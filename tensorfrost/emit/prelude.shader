@@ -6,6 +6,11 @@
 // only the blocks it uses. NaN tests look at the bits, so that drivers compiling with fast
 // math keep them. HLSL's mad may or may not be fused, so pow's double-float steps may lose
 // a few bits there.
+// The other dtypes' helpers follow in prelude_16.shader (8- and 16-bit), prelude_64.shader
+// (float64, int64 / uint64), prelude_fp64_exp.shader and prelude_fp64_trig.shader (float64
+// transcendentals), read in that order after this file (GLSL only). A block that spells
+// `double` needs fp64, one that spells `int64_t` / `uint64_t` needs GL_ARB_gpu_shader_int64
+// (features.block_needs).
 
 #define TF_INF uintBitsToFloat(0x7F800000u)
 
@@ -25,18 +30,24 @@ int tf_div(int a, int b) {
 }
 uint tf_div(uint a, uint b) { return b == 0u ? 0u : a / b; }
 
-// C's fmod, exact: subtract |b| * 2^k for k from the exponent gap down (each step is exact)
+// floor(log2(v)) of a finite v > 0, from its bits (frexp may flush a subnormal)
+int tf_exponent(float v) {
+    uint b = floatBitsToUint(v) & 0x7FFFFFFFu;
+    return b >= 0x00800000u ? int(b >> 23) - 127 : findMSB(b) - 149;
+}
+
+// C's fmod, exact: subtract |b| * 2^k for k from the exponent gap down (each step is exact:
+// |b| * 2^k is scaled up by exact multiplies and halved, subnormal |b| too)
 float tf_mod(float a, float b) {
     precise float x = abs(a);
-    float y = abs(b);
-    if (isinf(x) || y == 0.0 || tf_isnan(a) || tf_isnan(b)) return TF_NAN;
-    if (x >= y) {
-        tf_exponent_t ex, ey;
-        frexp(x, ex);
-        frexp(y, ey);
-        for (int k = int(ex - ey); k >= 0; k--) {
-            float t = ldexp(y, tf_exponent_t(k));
+    precise float t = abs(b);
+    if (isinf(x) || t == 0.0 || tf_isnan(a) || tf_isnan(b)) return TF_NAN;
+    if (x >= t) {
+        int k = tf_exponent(x) - tf_exponent(t);
+        for (int s = k; s > 0; s -= 64) t *= uintBitsToFloat(uint(127 + min(s, 64)) << 23);
+        for (; k >= 0; k--) {
             if (x >= t) x -= t;
+            t *= 0.5;
         }
     }
     return floatBitsToInt(a) < 0 ? -x : x;
@@ -48,7 +59,17 @@ int tf_mod(int a, int b) {
 }
 uint tf_mod(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
-float tf_floordiv(float a, float b) { return floor(a / b); }
+// numpy's floor_divide: the quotient of a - fmod(a, b) (exact), one less where the remainder's
+// sign differs from b's, rounded to the nearest integer; x // 0 is x / 0.
+float tf_floordiv(float a, float b) {
+    if (b == 0.0) return a / b;
+    float m = tf_mod(a, b);
+    float d = (a - m) / b;
+    if (m != 0.0 && (b < 0.0) != (m < 0.0)) d -= 1.0;
+    if (d == 0.0) return uintBitsToFloat(floatBitsToUint(a / b) & 0x80000000u);  // a signed zero
+    float f = floor(d);
+    return d - f > 0.5 ? f + 1.0 : f;
+}
 int tf_floordiv(int a, int b) {
     int q = tf_div(a, b);
     return (b != 0 && tf_mod(a, b) != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
@@ -62,10 +83,13 @@ uint tf_min(uint a, uint b) { return min(a, b); }
 float tf_max(float a, float b) { return (a > b || tf_isnan(a)) ? a : b; }
 int tf_max(int a, int b) { return max(a, b); }
 uint tf_max(uint a, uint b) { return max(a, b); }
+bool tf_min(bool a, bool b) { return a && b; }
+bool tf_max(bool a, bool b) { return a || b; }
 
 float tf_clamp(float x, float lo, float hi) { return tf_min(tf_max(x, lo), hi); }
 int tf_clamp(int x, int lo, int hi) { return tf_min(tf_max(x, lo), hi); }
 uint tf_clamp(uint x, uint lo, uint hi) { return tf_min(tf_max(x, lo), hi); }
+bool tf_clamp(bool x, bool lo, bool hi) { return tf_min(tf_max(x, lo), hi); }
 
 float tf_abs(float a) { return abs(a); }
 int tf_abs(int a) { return a < 0 ? -a : a; }
@@ -251,7 +275,7 @@ float tf_pow(float a, float b) {
         vec2 l = tf_log_df(x);
         precise float hi = b * l.x;
         precise float lo = fma(b, l.x, -hi) + b * l.y;
-        r = tf_exp_df(hi, lo);
+        r = isinf(hi) ? (hi > 0.0 ? TF_INF : 0.0) : tf_exp_df(hi, lo);  // (an overflowed product: lo is NaN)
     }
     return floatBitsToInt(a) < 0 && tf_odd_integer(b) ? -r : r;
 }
@@ -293,10 +317,11 @@ int tf_to_int(int a) { return a; }
 int tf_to_int(uint a) { return int(a); }
 int tf_to_int(bool a) { return a ? 1 : 0; }
 
-// floats truncate, then wrap modulo 2^32 (through int64 on the CPU); non-finite give 0
+// floats truncate, then wrap modulo 2^32 (through int64 on the CPU); outside int64 and
+// non-finite give 0
 uint tf_to_uint(float a) {
     float t = trunc(abs(a));
-    if (!(t < 9.2e18)) return 0u;
+    if (!(t < 9223372036854775808.0)) return 0u;
     uint u = uint(t - floor(t / 4294967296.0) * 4294967296.0);
     return a < 0.0 ? 0u - u : u;
 }

@@ -18,23 +18,32 @@ A kernel with more buffers than the target binds reaches some of them through th
 at the word given by a uniform after the kernel's own. Its values are read and written as
 words (bit casts), and its atomics act on words: integer add and bitwise ones natively,
 int32 min / max and every float one by compare-and-swap.
+
+Values of every dtype: 8- and 16-bit ints compute as int / uint, wrapped to their bits when
+declared; 16-bit floats compute as float, rounded after every op; float64 and int64 / uint64
+are GLSL's double and int64_t (extensions, ``features.py``). Buffers of 8- and 16-bit
+elements are packed in 32-bit words (``words.py``), as are 64-bit ones in the arena or with
+atomics; a uniform of 64 bits takes two words.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import warnings
 
-from ..emit.binding import buffer_order
-from ..emit.clike import BodyEmitter, Lang, c_comment, index_arithmetic
-from ..emit.names import numbered_name
 from ..ir import dtypes as dt
 from ..ir.errors import warning_level
 from ..ir.node import Node, walk
-from ..ir.ops import SET
+from ..ir.ops import SELECT, SET
 from ..opt.analysis import set_variables
 from ..opt.fission import SHADER_EXPANDED_OPS, expanded_ops
+from . import features
+from .binding import buffer_order
+from .clike import BodyEmitter, Lang, c_comment, index_arithmetic
+from .names import numbered_name
+from .words import WordAccess
 
 _ORDER = ("lt", "le", "gt", "ge")
 
@@ -68,17 +77,35 @@ class Slot:
         self.offset = offset
 
     @property
+    def in_words(self) -> bool:
+        """Whether its elements are reached through 32-bit words: the arena and what lives
+        there, packed 8- and 16-bit elements, 64-bit ones with atomics (``words.py``)."""
+        return self.node is None or self.offset is not None or self.as_words or self.node.dtype.bits < 32
+
+    @property
     def storage(self) -> str:
-        if self.as_words or self.node.dtype in (dt.uint32, dt.bool1):
+        if self.in_words or self.node.dtype in (dt.uint32, dt.bool1):
             return "uint"
-        return "int" if self.node.dtype is dt.int32 else "float"
+        return _NATIVE_STORAGE[self.node.dtype]
+
+    @property
+    def item_words(self) -> int:
+        """32-bit words per item of its array (2 for a double or int64_t array)."""
+        return 2 if not self.in_words and self.node.dtype.bits == 64 else 1
 
 
-class ShaderLang(Lang):
+_NATIVE_STORAGE = {dt.int32: "int", dt.float32: "float", dt.float64: "double", dt.int64: "int64_t",
+                   dt.uint64: "uint64_t"}
+
+
+class ShaderLang(WordAccess, Lang):
     """Spelling shared by shader languages; subclasses name the intrinsics."""
 
-    types = {dt.float32: "float", dt.int32: "int", dt.uint32: "uint", dt.bool1: "bool"}
-    storage_types = {dt.float32: "float", dt.int32: "int", dt.uint32: "uint", dt.bool1: "uint"}
+    types = {dt.float32: "float", dt.int32: "int", dt.uint32: "uint", dt.bool1: "bool", dt.float16: "float",
+             dt.bfloat16: "float", dt.int8: "int", dt.int16: "int", dt.uint8: "uint", dt.uint16: "uint",
+             dt.float64: "double", dt.int64: "int64_t", dt.uint64: "uint64_t"}
+    storage_types = {**types, dt.bool1: "uint", dt.float16: "uint", dt.bfloat16: "uint", dt.int8: "uint",
+                     dt.int16: "uint", dt.uint8: "uint", dt.uint16: "uint"}
     float_bits = "floatBitsToUint"
     bits_float = "uintBitsToFloat"
     int_bits = "uint"  # an int's 32 bits as a uint word, and back (GLSL keeps the bits)
@@ -93,6 +120,45 @@ class ShaderLang(Lang):
         self.helpers: dict[str, str] = {}  # name -> source of the part-choosing helpers
         self.native_float_atomics = False  # whether a native float atomic was emitted
 
+    # -- values of every dtype -------------------------------------------------------------------
+
+    def literal(self, value, dtype: dt.DType) -> str:
+        if dtype is dt.float64:
+            if math.isnan(value):
+                return "TF_NAN64"
+            if math.isinf(value):
+                return "TF_INF64" if value > 0 else "(-TF_INF64)"
+            text = repr(float(value))
+            return (text if ("." in text or "e" in text) else text + ".0") + "lf"
+        if dtype is dt.int64:
+            return "(-9223372036854775807l - 1l)" if int(value) == -(2**63) else f"{int(value)}l"
+        if dtype is dt.uint64:
+            return f"{int(value)}ul"
+        return super().literal(value, dtype)
+
+    def rounded(self, dtype: dt.DType, expr: str) -> str:
+        return f"tf_round_{dtype.name}({expr})"
+
+    def assigned(self, expr: str, source: dt.DType, target: dt.DType) -> str:
+        """``expr`` of ``source`` converted as C++ converts a value assigned to a variable of
+        ``target`` (shading languages convert nothing implicitly)."""
+        if target.is_bool:
+            return f"({expr} != {self.literal(0, source)})"
+        if target.is_integer and target.bits < 32:
+            return f"bitfieldExtract({self.type(target)}({expr}), 0, {target.bits})"
+        return f"{self.type(target)}({expr})"
+
+    def select_bits(self, dtype: dt.DType) -> tuple[str, str, str]:
+        """(a float's bits, a float of bits, the type of the bits)."""
+        if dtype is dt.float64:
+            return "unpackDouble2x32", "packDouble2x32", "uvec2"
+        return self.float_bits, self.bits_float, "uint"
+
+    def declare(self, dtype: dt.DType, name: str, expr: str, mutable: bool = False) -> str:
+        if dtype.is_integer and dtype.bits < 32:  # (as C++ narrows on assignment to int8_t)
+            expr = f"bitfieldExtract({expr}, 0, {dtype.bits})"
+        return super().declare(dtype, name, expr, mutable)
+
     # -- plain reads and writes ---------------------------------------------------------------
 
     def _word_slot(self, buffer: str, index: str) -> tuple[Slot, str]:
@@ -103,6 +169,8 @@ class ShaderLang(Lang):
         return self.arena, f"{self.uniform_word(slot.offset, dt.int32)} + int({index})"
 
     def buffer_read(self, buffer: str, index: str, dtype: dt.DType) -> str:
+        if dtype.bits != 32 and self.slots[buffer].in_words:
+            return self.word_read(buffer, index, dtype)
         slot, index = self._word_slot(buffer, index)
         word = f"{slot.name}[{index}]" if slot.parts == 1 else self._read_helper(slot) + f"({index})"
         if dtype is dt.bool1:
@@ -112,6 +180,8 @@ class ShaderLang(Lang):
         return word
 
     def buffer_write(self, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
+        if dtype.bits != 32 and self.slots[buffer].in_words:
+            return self.word_write(buffer, index, value, dtype)
         slot, index = self._word_slot(buffer, index)
         value = self._encode(slot, value, dtype)
         if slot.parts == 1:
@@ -128,6 +198,8 @@ class ShaderLang(Lang):
     # -- atomics ------------------------------------------------------------------------------
 
     def atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
+        if dtype.bits != 32:
+            return self.word_atomic(combine, buffer, index, value, dtype)
         slot, index = self._word_slot(buffer, index)
         if slot.parts == 1:
             return self.atomic_on_word(combine, slot, f"{slot.name}[{index}]", value, dtype)
@@ -153,7 +225,7 @@ class ShaderLang(Lang):
     # -- buffers bound in parts ----------------------------------------------------------------
 
     def _part_branches(self, slot: Slot, statement) -> list:
-        size = self.elements_per_part
+        size = self.elements_per_part // slot.item_words  # (items of a double array: half as many)
         lines = [f"    int tf_p = i / {size};", f"    int tf_j = i - tf_p * {size};"]
         for part in range(slot.parts):
             keyword = "if" if part == 0 else "else if"
@@ -199,11 +271,11 @@ class ShaderBody(BodyEmitter):
 
     def stmt_const(self, node: Node) -> None:
         opaque = getattr(self.lang, "opaque_zero", None)
-        if node in self.mutable and opaque is not None and node.dtype in (dt.int32, dt.uint32):
+        if node in self.mutable and opaque is not None and node.dtype.is_integer and node.dtype.bits <= 32:
             # An integer variable starts from a value the shader compiler cannot see: Mesa's
             # loop analysis computed a wrong trip count for a loop that counts it from a
             # constant and leaves on a test of it after the increment (every result 0).
-            zero = opaque if node.dtype is dt.int32 else f"uint({opaque})"
+            zero = opaque if node.dtype.kind == "i" else f"uint({opaque})"
             self.define(node, f"{self.lang.literal(node.attrs['value'], node.dtype)} + {zero}")
             return
         super().stmt_const(node)
@@ -212,12 +284,42 @@ class ShaderBody(BodyEmitter):
         if node.op.name in _ORDER and node.args[0].dtype is dt.bool1:  # shaders order no bools
             args = [f"int({self.value(a)})" for a in node.args]
             return node.op.spelling(self.lang.name).format(*args)
+        opaque = getattr(self.lang, "opaque_zero", None)
+        if node.op is SELECT and node.dtype.is_float and opaque is not None and node.args[0].op.name in _ORDER \
+                and set(node.args[0].args) == set(node.args[1:]):
+            # Mesa folds `a < b ? a : b` into a min that drops a NaN (numpy's where keeps it):
+            # one branch ORed with a zero it cannot see is no longer the compared value
+            c, a, b = (self.value(a) for a in node.args)
+            to_bits, from_bits, words = self.lang.select_bits(node.dtype)
+            return f"({c} ? {from_bits}({to_bits}({a}) | {words}(uint({opaque}))) : {b})"
         return super().expression(node)
 
+    def stmt_scatter(self, node: Node) -> None:
+        features.check_atomic(node)
+        super().stmt_scatter(node)
 
-def has_float_atomic(kernel: Node, memory: Node, combines) -> bool:
+    def stmt_set(self, node: Node) -> None:
+        target, value = node.args
+        text = self.value(value)
+        if value.dtype is not target.dtype:  # (a bool accumulator of an int max: converted as C++ assigns)
+            text = self.lang.assigned(text, value.dtype, target.dtype)
+        self.emit(f"{self.target(target)} = {text};")
+
+
+def has_atomic(kernel: Node, memory: Node, combines) -> bool:
+    """Whether the kernel has an atomic into ``memory`` that combines by one of ``combines``."""
     return any(n.op.atomic and n.args[0] is memory and n.op.combine in combines
                for n in walk(kernel.body))
+
+
+def uniform_offsets(kernel: Node) -> list:
+    """The first word of each uniform of the kernel in ``tf_u`` (a 64-bit one takes two), and
+    after them the count of words they take."""
+    offsets, word = [], 0
+    for uniform in kernel.attrs["uniforms"]:
+        offsets.append(word)
+        word += 2 if uniform.dtype.bits == 64 else 1
+    return offsets + [word]
 
 
 def make_slots(kernel: Node, names: dict, native_float_add: bool, parts: dict | None = None,
@@ -229,7 +331,7 @@ def make_slots(kernel: Node, names: dict, native_float_add: bool, parts: dict | 
     slots, binding = [], 0
     cas = ("add", "min", "max") if not native_float_add else ("min", "max")
     used = None if keep is None else {n.args[0] for n in keep if n.op.kind == "memory" and n.op is not SET}
-    offsets = {memory: len(kernel.attrs["uniforms"]) + k for k, memory in enumerate(arena)}
+    offsets = {memory: uniform_offsets(kernel)[-1] + k for k, memory in enumerate(arena)}
     for memory in buffer_order(kernel):
         if used is not None and memory not in used:
             continue
@@ -238,7 +340,8 @@ def make_slots(kernel: Node, names: dict, native_float_add: bool, parts: dict | 
             slots.append(Slot(memory, name, None, written, False, 1, offsets[memory]))
             continue
         count = (parts or {}).get(memory, 1)
-        as_words = memory.dtype is dt.float32 and has_float_atomic(kernel, memory, cas)
+        as_words = (memory.dtype is dt.float32 and has_atomic(kernel, memory, cas)
+                    or memory.dtype.bits == 64 and has_atomic(kernel, memory, features.COMBINES))
         slots.append(Slot(memory, name, binding, written, as_words, count))
         binding += count
     if arena:
@@ -249,7 +352,7 @@ def make_slots(kernel: Node, names: dict, native_float_add: bool, parts: dict | 
 
 def uniform_words(kernel: Node, slots: list) -> int:
     """The uniform words of a kernel's shader: its uniforms, then its arena offsets."""
-    return len(kernel.attrs["uniforms"]) + sum(1 for s in slots if s.offset is not None)
+    return uniform_offsets(kernel)[-1] + sum(1 for s in slots if s.offset is not None)
 
 
 def mutable_nodes(kernel: Node) -> set:
@@ -260,16 +363,22 @@ def mutable_nodes(kernel: Node) -> set:
 
 # -- the prelude, cut into blocks so that a kernel carries only what it uses ------------------
 
+# The prelude's files, in the order their blocks may use each other's
+PRELUDE_FILES = ("prelude.shader", "prelude_16.shader", "prelude_64.shader", "prelude_fp64_exp.shader",
+                 "prelude_fp64_trig.shader")
 _DEFINES = re.compile(r"^(?:#define\s+(TF_\w+)|\w+\s+(tf_\w+)\s*\()", re.M)
 _USES = re.compile(r"\b(?:tf|TF)_\w+\b")
 
 
 def prelude_blocks(spelling: list) -> list:
-    """(defined names, text) of each blank-line-separated block of the shader prelude (written
-    in GLSL), respelled for one language by ``spelling``: (regular expression, replacement)
-    pairs applied in order."""
-    with open(os.path.join(os.path.dirname(__file__), "prelude.shader")) as f:
-        text = f.read()
+    """(defined names, text, features) of each blank-line-separated block of the shader prelude
+    (written in GLSL), respelled for one language by ``spelling``: (regular expression,
+    replacement) pairs applied in order. ``features``: what the block needs of the driver
+    (``features.block_needs``)."""
+    text = ""
+    for name in PRELUDE_FILES:
+        with open(os.path.join(os.path.dirname(__file__), name)) as f:
+            text += f.read() + "\n\n"
     for pattern, replacement in spelling:
         text = re.sub(pattern, replacement, text)
     blocks = []
@@ -278,16 +387,17 @@ def prelude_blocks(spelling: list) -> list:
         code = "\n".join(lines)
         defined = {a or b for a, b in _DEFINES.findall(code)}
         if defined:
-            blocks.append((defined, code))
+            blocks.append((defined, code, features.block_needs(code)))
     return blocks
 
 
-def select_prelude(blocks: list, code: str) -> str:
-    """The prelude blocks ``code`` uses, with the blocks they use, in file order."""
+def select_prelude(blocks: list, code: str, available: frozenset = frozenset()) -> str:
+    """The prelude blocks ``code`` uses, with the blocks they use, in file order; of the
+    blocks that need features (64-bit overloads), those the kernel has (``available``)."""
     needed = set(_USES.findall(code))
     chosen = []
-    for defined, text in reversed(blocks):
-        if defined & needed:
+    for defined, text, needs in reversed(blocks):
+        if defined & needed and needs <= available:
             chosen.append(text)
             needed |= set(_USES.findall(text))
     return "\n\n".join(reversed(chosen))
@@ -314,9 +424,9 @@ def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = No
     With ``grid2d`` (a kernel of rank >= 2) the dispatch is 3-D: x runs along the last axis,
     y along the one before, z over the rest, so no thread divides to find its row."""
     head = []
-    for k, uniform in enumerate(kernel.attrs["uniforms"]):
+    for uniform, word in zip(kernel.attrs["uniforms"], uniform_offsets(kernel)):
         name = local_name(names, uniform)
-        head.append("    " + lang.declare(uniform.dtype, name, lang.uniform_word(k, uniform.dtype)))
+        head.append("    " + lang.declare(uniform.dtype, name, lang.uniform_word(word, uniform.dtype)))
     rank = kernel.rank
     grid_vars = [f"i{k}" for k in range(rank)]
     body = ShaderBody(lang, kernel.shape, grid_vars, "tf_t" if rank else None, names)
@@ -379,8 +489,11 @@ def describe(kernel: Node, slots: list, names: dict) -> list:
         access = "read-write" if slot.written else "read-only"
         parts = f" in {slot.parts} parts" if slot.parts > 1 else ""
         dtype = "32-bit words" if slot.node is None else slot.node.dtype.name
+        dtype += ", packed in 32-bit words" if slot.node is not None and slot.in_words and slot.offset is None \
+            and slot.node.dtype.bits != 32 else ""
         where = f"binding {slot.binding}" if slot.offset is None else f"in {ARENA} from word tf_u[{slot.offset}]"
         lines.append(f"{where}: {slot.name} ({dtype}, {access}{parts})")
-    for k, uniform in enumerate(kernel.attrs["uniforms"]):
-        lines.append(f"tf_u[{k}]: {names[uniform]} ({uniform.dtype.name})")
+    for uniform, word in zip(kernel.attrs["uniforms"], uniform_offsets(kernel)):
+        words = f"tf_u[{word}..{word + 1}]" if uniform.dtype.bits == 64 else f"tf_u[{word}]"
+        lines.append(f"{words}: {names[uniform]} ({uniform.dtype.name})")
     return ["// " + c_comment(line) for line in lines]

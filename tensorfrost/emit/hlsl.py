@@ -4,13 +4,16 @@ The layout mirrors the GLSL kernels: written buffers are ``RWStructuredBuffer`` 
 ``u0, u1, ...`` and read-only ones ``StructuredBuffer`` SRVs ``t0, t1, ...`` (both in
 binding order); the uniform words sit in ``cbuffer tf_uniforms : register(b0)`` as
 ``uint4`` rows, followed by one more word: the number of groups along x of the dispatch
-(HLSL has no ``gl_NumWorkGroups``). Float atomics are compare-and-swap loops.
+(HLSL has no ``gl_NumWorkGroups``). Float atomics are compare-and-swap loops. It spells the
+32-bit dtypes (float32, int32, uint32, bool1); a kernel holding others is a ``CompileError``
+that says so (``features.check_hlsl``).
 """
 
 from __future__ import annotations
 
-from ..emit.binding import GROUP_SIZE, local_size
 from ..ir.node import Node
+from .binding import GROUP_SIZE, local_size
+from .features import check_hlsl
 from .shader import (
     KernelShader,
     ShaderLang,
@@ -25,7 +28,7 @@ from .shader import (
 _PRELUDE = prelude_blocks([
     (r"\b(?:u?int)BitsToFloat\(", "asfloat("), (r"\bfloatBitsToUint\(", "asuint("),
     (r"\bfloatBitsToInt\(", "asint("), (r"\bbitfieldReverse\(", "reversebits("),
-    (r"\broundEven\(", "round("), (r"\bfma\(", "mad("), (r"\bvec2\b", "float2"),
+    (r"\broundEven\(", "round("), (r"\bfma\(", "mad("), (r"\bvec2\b", "float2"), (r"\bfindMSB\(", "firstbithigh("),
     (r"\btf_exponent_t\b", "float"),
     (r"uint (\w+) = atomicCompSwap\((\w+), (\w+), (\w+)\);", r"uint \1; InterlockedCompareExchange(\2, \3, \4, \1);"),
 ])
@@ -61,6 +64,7 @@ class HlslLang(ShaderLang):
 
 def emit_kernel(kernel: Node) -> KernelShader:
     """The HLSL compute shader of one kernel node."""
+    check_hlsl(kernel)
     names: dict = {}
     slots = make_slots(kernel, names, native_float_add=False)
     uniforms = kernel.attrs["uniforms"]

@@ -1,16 +1,18 @@
 """GLSL 4.30 compute shaders from a compiled kernel program.
 
-Each kernel becomes one self-contained shader: version line, the storage blocks of its
-buffers, the uniform words ``tf_u``, the prelude helpers it uses, and ``main``. The same
-source is what the OpenGL runtime compiles and what codegen mode hands to the user.
+Each kernel becomes one self-contained shader: version line, the extensions its dtypes need
+(``features.py``), the storage blocks of its buffers, the uniform words ``tf_u``, the
+prelude helpers it uses, and ``main``. The same source is what the OpenGL runtime compiles
+and what codegen mode hands to the user.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..emit.binding import GROUP_SIZE, local_size
 from ..ir.node import Node
+from . import features
+from .binding import GROUP_SIZE, local_size
 from .shader import (
     KernelShader,
     ShaderLang,
@@ -37,8 +39,15 @@ class GlslLang(ShaderLang):
 
     def uniform_word(self, k: int, dtype) -> str:
         word = f"tf_u[{k}]"
-        return {"float32": f"uintBitsToFloat({word})", "int32": f"int({word})",
-                "bool1": f"({word} != 0u)"}.get(dtype.name, word)
+        if dtype.bits == 64:  # (two words, the low one first)
+            pair = f"uvec2({word}, tf_u[{k + 1}])"
+            return {"float64": f"packDouble2x32({pair})", "int64": f"int64_t(packUint2x32({pair}))"}.get(
+                dtype.name, f"packUint2x32({pair})")
+        if dtype.is_float:  # (16-bit floats too: their value as a float32)
+            return f"uintBitsToFloat({word})"
+        if dtype.kind == "i":
+            return f"int({word})"
+        return f"({word} != 0u)" if dtype.is_bool else word
 
     def flat_thread_index(self) -> str:
         return (f"(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * {GROUP_SIZE}u + "
@@ -47,7 +56,8 @@ class GlslLang(ShaderLang):
 
 def emit_kernel(kernel: Node, native_float_add: bool = False, parts: dict | None = None,
                 elements_per_part: int = 0, keep: set | None = None, grid2d: bool = False,
-                arena: tuple = (), arena_parts: int = 1) -> KernelShader:
+                arena: tuple = (), arena_parts: int = 1, extensions=None,
+                renderer: str = "this OpenGL driver") -> KernelShader:
     """The GLSL shader of one kernel node.
 
     ``native_float_add`` uses ``GL_NV_shader_atomic_float`` for float scatter-adds (else a
@@ -57,7 +67,11 @@ def emit_kernel(kernel: Node, native_float_add: bool = False, parts: dict | None
     ``grid2d`` it runs in a 3-D dispatch of ``GRID_LOCAL`` groups (``shader.emit_body``); the
     default, a flat dispatch, is the binding ABI of codegen mode. The buffers in ``arena`` are
     reached through the arena buffer, bound in ``arena_parts`` ranges (``shader.make_slots``).
+    ``extensions``: the driver's (None: assume every one a kernel may need, as codegen does);
+    a kernel whose dtypes need one it lacks is a ``CompileError`` (``features.py``).
     """
+    needed = features.kernel_features(kernel)
+    features.check_extensions(kernel, needed, extensions, renderer)
     names: dict = {}
     slots = make_slots(kernel, names, native_float_add, parts, keep, arena, arena_parts)
     lang = GlslLang(slots, native_float_add)
@@ -81,8 +95,9 @@ def emit_kernel(kernel: Node, native_float_add: bool = False, parts: dict | None
     lines = ["#version 430"]
     if lang.native_float_atomics:
         lines.append(f"#extension {NV_FLOAT_ATOMICS} : require")
+    lines += [f"#extension {features.EXTENSIONS[f][0]} : require" for f in sorted(needed)]
     lines += describe(kernel, slots, names) + declarations
-    prelude = select_prelude(_PRELUDE, code)
+    prelude = select_prelude(_PRELUDE, code, needed)
     if prelude:
         lines += ["", prelude]
     lines += [""] + ([*helpers, ""] if helpers else []) + main

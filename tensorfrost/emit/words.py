@@ -1,0 +1,132 @@
+"""Elements that are not one 32-bit word, reached through the words of a ``uint`` buffer.
+
+8- and 16-bit elements are packed: element ``i`` of an 8-bit tensor is byte ``i % 4`` of
+word ``i / 4`` (16-bit: half ``i % 2`` of word ``i / 2``), read with ``bitfieldExtract``
+(sign-extended for signed dtypes). A store replaces its bits by compare-and-swap on the
+word (``TF_STORE_BITS``), so that threads storing neighbouring elements never race; atomics
+are compare-and-swap loops on the word that combine the decoded values (16-bit floats in
+float32, rounded back), except bitwise ones of integers, which act on the word natively.
+
+A 64-bit element in words (in the arena, or a buffer with 64-bit atomics) is words ``2i``
+(low) and ``2i + 1`` (high). Its atomic add is an atomic add of the low words whose carry
+goes into an atomic add of the high words: the sum of every add is exact, as a 64-bit
+atomic's; bitwise atomics act on each word. (The arena places 64-bit tensors at even words,
+and buffer parts hold an even number of words, so both words are in one part.)
+
+The statements go through helper functions generated per buffer (``helpers``), which choose
+the part of a buffer bound in several ranges.
+"""
+
+from __future__ import annotations
+
+from ..ir import dtypes as dt
+
+_SHIFT = {8: 2, 16: 1}  # log2 of the elements per word
+_PAIR = {dt.float64: ("packDouble2x32({})", "unpackDouble2x32({})"),
+         dt.int64: ("int64_t(packUint2x32({}))", "unpackUint2x32(uint64_t({}))"),
+         dt.uint64: ("packUint2x32({})", "unpackUint2x32({})")}
+_ENCODE = {dt.float16: "tf_f32_to_f16", dt.bfloat16: "tf_f32_to_bf16"}  # bits of a 16-bit float (else uint)
+
+
+class WordAccess:
+    """Reads, writes and atomics of packed and 64-bit elements, for ``ShaderLang``."""
+
+    def _container(self, buffer: str, word: str):
+        """(the slot whose array holds ``buffer``'s word ``word``, that word's index there)."""
+        slot = self.slots[buffer]
+        if slot.offset is None:
+            return slot, word
+        return self.arena, f"{self.uniform_word(slot.offset, dt.int32)} + {word}"
+
+    def _word(self, container, word: str) -> str:
+        if container.parts == 1:
+            return f"{container.name}[{word}]"
+        return f"{self._read_helper(container)}({word})"
+
+    def _helper(self, container, name: str, params: str, body) -> str:
+        """The name of ``void name_<container>(int tf_w, params)``, which runs the statement
+        ``body(word)``, where ``word(k)`` is the lvalue of word ``tf_w + k`` of the container."""
+        function = f"{name}_{container.name}"
+        if function in self.helpers:
+            return function
+
+        def at(array: str, index: str):
+            return lambda k: f"{array}[{index}{f' + {k}' if k else ''}]"
+
+        if container.parts == 1:
+            lines = [f"    {body(at(container.name, 'tf_w'))}"]
+        else:
+            size = self.elements_per_part
+            lines = [f"    int tf_p = tf_w / {size};", f"    int tf_j = tf_w - tf_p * {size};"]
+            for part in range(container.parts):
+                keyword = "if" if part == 0 else "else if"
+                condition = f"{keyword} (tf_p == {part})" if part < container.parts - 1 else "else"
+                lines.append(f"    {condition} {{ {body(at(f'{container.name}_p{part}', 'tf_j'))} }}")
+        self.helpers[function] = "\n".join([f"void {function}(int tf_w, {params}) {{", *lines, "}"])
+        return function
+
+    @staticmethod
+    def _packed_place(index: str, dtype: dt.DType) -> tuple[str, str]:
+        """(word, bit offset) of element ``index`` (an int variable) of a packed buffer."""
+        shift = _SHIFT[dtype.bits]
+        return f"({index} >> {shift})", f"(({index} & {(1 << shift) - 1}) << {5 - shift})"
+
+    # -- reads and writes -----------------------------------------------------------------------
+
+    def word_read(self, buffer: str, index: str, dtype: dt.DType) -> str:
+        if dtype.bits < 32:
+            word, offset = self._packed_place(f"({index})", dtype)
+            container, word = self._container(buffer, word)
+            return f"tf_get_{dtype.name}({self._word(container, word)}, {offset})"
+        low = self._word(*self._container(buffer, f"2 * ({index})"))
+        high = self._word(*self._container(buffer, f"2 * ({index}) + 1"))
+        return _PAIR[dtype][0].format(f"uvec2({low}, {high})")
+
+    def word_write(self, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
+        if dtype.bits < 32:
+            word, offset = self._packed_place("tf_e", dtype)
+            container, word = self._container(buffer, word)
+            store = self._helper(container, f"tf_store{dtype.bits}", "int tf_o, uint tf_v",
+                                 lambda at: f"TF_STORE_BITS({at(0)}, tf_o, {dtype.bits}, tf_v)")
+            bits = f"{_ENCODE.get(dtype, 'uint')}({value})"
+            return f"{{ const int tf_e = {index}; {store}({word}, {offset}, {bits}); }}"
+        container, word = self._container(buffer, "2 * tf_e")
+        store = self._helper(container, "tf_store64", "uvec2 tf_v", lambda at: f"{at(0)} = tf_v.x; {at(1)} = tf_v.y;")
+        return f"{{ const int tf_e = {index}; {store}({word}, {_PAIR[dtype][1].format(value)}); }}"
+
+    # -- atomics --------------------------------------------------------------------------------
+
+    def word_atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
+        """An atomic of a packed element, or of a 64-bit integer (add and bitwise ones:
+        ``features.check_atomic`` refuses the rest before)."""
+        if dtype.bits == 64:
+            return self._wide_atomic(combine, buffer, index, value, dtype)
+        word, offset = self._packed_place("tf_e", dtype)
+        container, word = self._container(buffer, word)
+        kind = self.type(dtype)
+        if dtype.is_integer and combine in ("and", "or", "xor"):
+            mask = (1 << dtype.bits) - 1
+            bits = f"((uint(tf_v) & {mask}u) << tf_o)"
+            operand = f"{bits} | ~({mask}u << tf_o)" if combine == "and" else bits
+            name = self.atomic_names[combine]
+            statement = lambda at: f"{name}({at(0)}, {operand});"  # noqa: E731
+        else:
+            encode = _ENCODE.get(dtype, "uint")
+            statement = lambda at: (f"TF_ATOMIC_BITS({at(0)}, tf_o, {dtype.bits}, tf_v, tf_{combine}, "  # noqa: E731
+                                    f"tf_get_{dtype.name}, {encode})")
+        helper = self._helper(container, f"tf_atomic_{combine}_{dtype.name}", f"int tf_o, {kind} tf_v", statement)
+        return f"{{ const int tf_e = {index}; {helper}({word}, {offset}, {value}); }}"
+
+    def _wide_atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
+        container, word = self._container(buffer, "2 * tf_e")
+        if combine == "add":
+            def statement(at):
+                return (f"uint tf_low = atomicAdd({at(0)}, tf_v.x); "
+                        f"atomicAdd({at(1)}, tf_v.y + (tf_low + tf_v.x < tf_low ? 1u : 0u));")
+        else:
+            name = self.atomic_names[combine]
+
+            def statement(at):
+                return f"{name}({at(0)}, tf_v.x); {name}({at(1)}, tf_v.y);"
+        helper = self._helper(container, f"tf_atomic_{combine}64", "uvec2 tf_v", statement)
+        return f"{{ const int tf_e = {index}; {helper}({word}, {_PAIR[dtype][1].format(value)}); }}"
