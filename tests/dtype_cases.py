@@ -20,6 +20,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import gl_unavailable_reason
 
 import tensorfrost as tf
 
@@ -43,8 +44,7 @@ def ids(dtypes):
 def use_backend(name):
     """Select backend ``name`` (the fixture's body); skips OpenGL only without a context."""
     if name == "opengl":
-        from tensorfrost.backend_gl.context import unavailable_reason
-        reason = unavailable_reason()
+        reason = gl_unavailable_reason()  # (the one skip: the system has no OpenGL context, as conftest's)
         if reason is not None:
             pytest.skip(f"no OpenGL 4.3 context: {reason}")
     tf.initialize(getattr(tf, name))

@@ -194,3 +194,49 @@ def test_python_ints_meet_tensors_as_numpy_2_does(backend):
 
     with pytest.raises(tf.DTypeError, match=r"300 does not fit in tf.int8 \(-128 to 127\)(.|\n)*test_dtypes_programs"):
         tf.compile(too_big)
+
+
+@tf.kernel_program
+def _newton_sqrt(x: tf.Arg([-1], tf.float64)):
+    """Newton's square root in float64 with a while on the data and an early exit."""
+    guess = x * 0.5 + 0.5
+    steps = 0
+    while steps < 60:
+        better = 0.5 * (guess + x / guess)
+        if tf.abs(better - guess) <= 1e-15 * better:
+            break
+        guess = better
+        steps += 1
+    return guess, steps
+
+
+def test_a_float64_while_on_data_with_an_early_exit(backend):
+    """Each element iterates until its own float64 Newton step stops changing: as numpy's
+    sqrt to the last bits, which float32 could not reach."""
+    x = np.array([2.0, 1e-6, 12345.678, 0.25, 1e10])
+    root, steps = _newton_sqrt(x)
+    assert root.numpy.dtype == np.float64
+    np.testing.assert_allclose(root.numpy, np.sqrt(x), rtol=4e-16)
+    assert (steps.numpy < 60).all() and steps.numpy.dtype == np.int32
+
+
+def test_in_place_updates_of_two_inputs_of_any_size_in_16_bits(backend):
+    """A float16 image brightened in place where a uint8 mask of another size (broadcast
+    along rows) says so, and clamped: numpy's float16 result, the mask read as ints."""
+    def program():
+        image = tf.input([-1, -1], tf.float16)
+        mask = tf.input([image.shape[1]], tf.uint8)
+        out = tf.copy(image)
+        i, j = out.indices
+        out[i, j] = tf.select(mask[j] > 0, tf.min(out[i, j] * 1.5 + 0.25, 1.0), out[i, j])
+        counted = tf.sum(mask.astype(tf.int32))
+        return out, counted
+
+    rng = np.random.default_rng(4)
+    for rows, cols in ((3, 5), (17, 64)):
+        image = rng.uniform(0, 1, (rows, cols)).astype(np.float16)
+        mask = rng.integers(0, 2, cols).astype(np.uint8)
+        out, counted = tf.compile(program)(image, mask)
+        want = np.where(mask > 0, np.minimum(image * np.float16(1.5) + np.float16(0.25), np.float16(1.0)), image)
+        np.testing.assert_array_equal(out.numpy, want)
+        assert int(counted.numpy.reshape(-1)[0]) == int(mask.sum())

@@ -275,14 +275,11 @@ static inline float tf_floor(float a) { return __builtin_floorf(a); }
 static inline float tf_ceil(float a) { return __builtin_ceilf(a); }
 static inline float tf_round(float a) { return __builtin_rintf(a); }
 static inline float tf_trunc(float a) { return __builtin_truncf(a); }
-static inline float tf_frac(float a) { return a - __builtin_floorf(a); }
 static inline float tf_exp(float a) { return tf_libm_expf(a); }
 static inline float tf_exp2(float a) { return tf_libm_exp2f(a); }
 static inline float tf_log(float a) { return tf_libm_logf(a); }
 static inline float tf_log2(float a) { return tf_libm_log2f(a); }
 static inline float tf_sqrt(float a) { return __builtin_sqrtf(a); }
-static inline float tf_rsqrt(float a) { return 1.0f / __builtin_sqrtf(a); }
-static inline float tf_rcp(float a) { return 1.0f / a; }
 static inline float tf_sin(float a) { return tf_libm_sinf(a); }
 static inline float tf_cos(float a) { return tf_libm_cosf(a); }
 static inline float tf_tan(float a) { return tf_libm_tanf(a); }
@@ -294,25 +291,17 @@ static inline float tf_cosh(float a) { return tf_libm_coshf(a); }
 static inline float tf_tanh(float a) { return tf_libm_tanhf(a); }
 static inline float tf_pow(float a, float b) { return tf_libm_powf(a, b); }
 static inline float tf_atan2(float a, float b) { return tf_libm_atan2f(a, b); }
-static inline float tf_lerp(float a, float b, float t) { return a + (b - a) * t; }
-static inline float tf_smoothstep(float e0, float e1, float x) {
-    float t = tf_clamp((x - e0) / (e1 - e0), 0.0f, 1.0f);
-    return t * t * (3.0f - 2.0f * t);
-}
 template <class T> static inline T tf_fma(T a, T b, T c) { return a * b + c; }
 
 static inline double tf_floor(double a) { return __builtin_floor(a); }
 static inline double tf_ceil(double a) { return __builtin_ceil(a); }
 static inline double tf_round(double a) { return __builtin_rint(a); }
 static inline double tf_trunc(double a) { return __builtin_trunc(a); }
-static inline double tf_frac(double a) { return a - __builtin_floor(a); }
 static inline double tf_exp(double a) { return tf_libm_exp(a); }
 static inline double tf_exp2(double a) { return tf_libm_exp2(a); }
 static inline double tf_log(double a) { return tf_libm_log(a); }
 static inline double tf_log2(double a) { return tf_libm_log2(a); }
 static inline double tf_sqrt(double a) { return __builtin_sqrt(a); }
-static inline double tf_rsqrt(double a) { return 1.0 / __builtin_sqrt(a); }
-static inline double tf_rcp(double a) { return 1.0 / a; }
 static inline double tf_sin(double a) { return tf_libm_sin(a); }
 static inline double tf_cos(double a) { return tf_libm_cos(a); }
 static inline double tf_tan(double a) { return tf_libm_tan(a); }
@@ -324,10 +313,14 @@ static inline double tf_cosh(double a) { return tf_libm_cosh(a); }
 static inline double tf_tanh(double a) { return tf_libm_tanh(a); }
 static inline double tf_pow(double a, double b) { return tf_libm_pow(a, b); }
 static inline double tf_atan2(double a, double b) { return tf_libm_atan2(a, b); }
-static inline double tf_lerp(double a, double b, double t) { return a + (b - a) * t; }
-static inline double tf_smoothstep(double e0, double e1, double x) {
-    double t = tf_clamp((x - e0) / (e1 - e0), 0.0, 1.0);
-    return t * t * (3.0 - 2.0 * t);
+// The same in each float dtype (float, which 16-bit floats compute in, and double).
+template <class T> static inline T tf_frac(T a) { return a - tf_floor(a); }
+template <class T> static inline T tf_rsqrt(T a) { return (T)1 / tf_sqrt(a); }
+template <class T> static inline T tf_rcp(T a) { return (T)1 / a; }
+template <class T> static inline T tf_lerp(T a, T b, T t) { return a + (b - a) * t; }
+template <class T> static inline T tf_smoothstep(T e0, T e1, T x) {
+    const T t = tf_clamp((x - e0) / (e1 - e0), (T)0, (T)1);
+    return t * t * ((T)3 - (T)2 * t);
 }
 
 // 16-bit floats: float16 (IEEE half) and bfloat16 bits from a float32, rounded to nearest

@@ -20,7 +20,6 @@ from ..ir import dtypes as dt
 from ..ir.errors import InternalError
 from ..ir.node import Node, walk
 from ..ir.ops import ADD, BREAK, CONST, DIM_ID, INPUT_DIM, LOOP, SELECT, SUB
-from ..ir.ops_math import CONVERSIONS
 from ..ir.shapes import describe_shape, dims_equal, shapes_equal, static_value
 from ..opt.analysis import set_variables
 from .names import numbered_name
@@ -370,7 +369,7 @@ class BodyEmitter:
                 and node not in self.bounded:
             template = node.op.emit["cpp_int_wrap"]
         expr = template.format(*[self.value(a) for a in node.args])
-        if node.dtype.compute is not node.dtype and node.op.name != CONVERSIONS[node.dtype]:
+        if node.dtype.compute is not node.dtype and node.op.converts_to is not node.dtype:
             expr = self.lang.rounded(node.dtype, expr)  # (a 16-bit float computes in float32, rounded per op)
         return expr
 

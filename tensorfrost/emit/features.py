@@ -26,8 +26,6 @@ ATOMIC_INT64 = "GL_NV_shader_atomic_int64"
 # feature -> (the extension that gives it, its dtypes)
 EXTENSIONS = {"fp64": (FP64, (dt.float64,)), "int64": (INT64, (dt.int64, dt.uint64))}
 COMBINES = ("add", "min", "max", "and", "or", "xor")
-_USER_NAMES = {"scatter_add": "tf.scatterAdd", "scatter_min": "tf.scatterMin", "scatter_max": "tf.scatterMax",
-               "scatter_and": "tf.scatterAnd", "scatter_or": "tf.scatterOr", "scatter_xor": "tf.scatterXor"}
 _DOUBLE = re.compile(r"\bdouble\b|\bTF_(?:INF|NAN)64\b")
 _INT64 = re.compile(r"\bu?int64_t\b")
 _COMMENT = re.compile(r"//[^\n]*")
@@ -90,7 +88,7 @@ def check_atomic(node: Node) -> None:
     dtype, combine = node.args[0].dtype, node.op.combine
     if dtype.bits != 64 or (dtype.is_integer and combine in ("add", "and", "or", "xor")):
         return
-    name = _USER_NAMES.get(node.op.name, node.op.name)
+    name = node.op.api_name
     raise CompileError(f"{name} into a tf.{dtype.name} tensor is not available on opengl: it needs a 64-bit "
                        f"atomic compare-and-swap ({ATOMIC_INT64}), which tensorfrost's OpenGL backend does not use "
                        "(64-bit atomic add, and, or and xor of integers work); scatter into a 32-bit tensor or use "

@@ -45,8 +45,6 @@ from .clike import BodyEmitter, Lang, c_comment, index_arithmetic
 from .names import numbered_name
 from .words import WordAccess
 
-_ORDER = ("lt", "le", "gt", "ge")
-
 
 def local_name(names: dict, node: Node) -> str:
     """The name of ``node`` in one kernel, numbered within the kernel (not by global node
@@ -281,11 +279,11 @@ class ShaderBody(BodyEmitter):
         super().stmt_const(node)
 
     def expression(self, node: Node) -> str:
-        if node.op.name in _ORDER and node.args[0].dtype is dt.bool1:  # shaders order no bools
+        if node.op.ordered and node.args[0].dtype is dt.bool1:  # shaders order no bools
             args = [f"int({self.value(a)})" for a in node.args]
             return node.op.spelling(self.lang.name).format(*args)
         opaque = getattr(self.lang, "opaque_zero", None)
-        if node.op is SELECT and node.dtype.is_float and opaque is not None and node.args[0].op.name in _ORDER \
+        if node.op is SELECT and node.dtype.is_float and opaque is not None and node.args[0].op.ordered \
                 and set(node.args[0].args) == set(node.args[1:]):
             # Mesa folds `a < b ? a : b` into a min that drops a NaN (numpy's where keeps it):
             # one branch ORed with a zero it cannot see is no longer the compared value

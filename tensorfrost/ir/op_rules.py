@@ -25,12 +25,12 @@ class Op:
 
     __slots__ = ("name", "kind", "arity", "signature", "cost", "ref", "emit", "pure", "doc",
                  "identity", "combine", "vjp", "writes", "atomic", "reads_memory", "jump", "has_body", "host_only",
-                 "calls_user_code", "nonnegative")
+                 "calls_user_code", "nonnegative", "converts_to", "ordered", "api_name")
 
     def __init__(self, name, kind, arity=None, signature=None, cost=1.0, ref=None, emit=None,
                  pure=True, doc="", identity=None, combine=None, vjp=None, writes=False, atomic=False,
                  reads_memory=False, jump=False, has_body=False, calls_user_code=False,
-                 nonnegative=None):
+                 nonnegative=None, converts_to=None, ordered=False, api_name=None):
         self.name = name
         self.kind = kind
         self.arity = arity
@@ -52,6 +52,9 @@ class Op:
         self.host_only = kind == HOST  # bookkeeping of the host program: asserts, buffers, readbacks
         self.calls_user_code = calls_user_code  # compiling it runs a Python function of the user's (a vjp)
         self.nonnegative = nonnegative  # "all" / "any": its value is >= 0 where all / any operands are
+        self.converts_to = converts_to  # a conversion: the dtype it converts to (and rounds to, itself)
+        self.ordered = ordered  # an order comparison (<, <=, >, >=): true where its operands are ordered so
+        self.api_name = api_name or name  # how messages name it to users (tf.scatterAdd)
 
     def spelling(self, lang: str, arg_dtypes=()):
         """The emitter template of this op in ``lang`` ('cpp', 'glsl', 'hlsl') for operands of

@@ -181,7 +181,8 @@ def _f32(fn):
     return ref
 
 
-def _ew(name, arity, signature, ref, template, cost=1.0, doc="", int_wrap=None, exact=None, nonnegative=None):
+def _ew(name, arity, signature, ref, template, cost=1.0, doc="", int_wrap=None, exact=None, nonnegative=None,
+        **fields):
     """One elementwise entry. ``int_wrap``: the C++ spelling for int32 values whose overflow
     must wrap (signed overflow is undefined in C++). ``exact``: the op on numbers that do not
     wrap (C++ doubles, Python ints), in which host code computes a size to check it.
@@ -192,7 +193,7 @@ def _ew(name, arity, signature, ref, template, cost=1.0, doc="", int_wrap=None, 
     if exact is not None:
         emit["exact"] = exact
     register(Op(name, ELEMENTWISE, arity, signature=signature, cost=cost, ref=ref, emit=emit, doc=doc,
-                nonnegative=nonnegative))
+                nonnegative=nonnegative, **fields))
 
 
 # Arithmetic (operands promoted to a common dtype)
@@ -213,10 +214,10 @@ _ew("pow", 2, "float", _f32(np.power), "tf_pow({0}, {1})", cost=12)
 _ew("atan2", 2, "float", _f32(np.arctan2), "tf_atan2({0}, {1})", cost=12)
 
 # Comparisons
-_ew("lt", 2, "compare", np.less, "({0} < {1})")
-_ew("le", 2, "compare", np.less_equal, "({0} <= {1})")
-_ew("gt", 2, "compare", np.greater, "({0} > {1})")
-_ew("ge", 2, "compare", np.greater_equal, "({0} >= {1})")
+_ew("lt", 2, "compare", np.less, "({0} < {1})", ordered=True)
+_ew("le", 2, "compare", np.less_equal, "({0} <= {1})", ordered=True)
+_ew("gt", 2, "compare", np.greater, "({0} > {1})", ordered=True)
+_ew("ge", 2, "compare", np.greater_equal, "({0} >= {1})", ordered=True)
 _ew("eq", 2, "compare", np.equal, "({0} == {1})")
 _ew("ne", 2, "compare", np.not_equal, "({0} != {1})")
 
@@ -277,7 +278,7 @@ _ew("select", 3, "select", np.where, "({0} ? {1} : {2})", doc="b where the condi
 CONVERSIONS = {d: {dt.float32: "float", dt.int32: "int", dt.uint32: "uint", dt.bool1: "bool"}.get(d, d.name)
                for d in dt.ALL}
 for _target, _name in CONVERSIONS.items():
-    _ew(_name, 1, cast_to(_target), _converter(_target), f"tf_to_{_name}({{0}})",
+    _ew(_name, 1, cast_to(_target), _converter(_target), f"tf_to_{_name}({{0}})", converts_to=_target,
         doc="floats truncate toward zero (out of range: see _float_to_int); integers wrap"
         if _target.is_integer else f"convert to {_target!r}")
 del _target, _name
@@ -382,5 +383,5 @@ def _vjp_conversion(ad, g):
 
 for _name, _op in list(OPS.items()):
     if _op.kind == ELEMENTWISE:
-        _op.vjp = _vjp_conversion if _name in CONVERSIONS.values() else _VJP.get(_name, _no_gradient)
+        _op.vjp = _vjp_conversion if _op.converts_to is not None else _VJP.get(_name, _no_gradient)
 del _name, _op
