@@ -31,6 +31,7 @@ class KernelLang:
 
 cpu = Device("cpu", "C++ compiled by g++, run with OpenMP on every core")
 opengl = Device("opengl", "GLSL compute shaders through OpenGL 4.3+")
+webgpu = Device("webgpu", "WGSL compute shaders through WebGPU (wgpu: Vulkan, Metal, Direct3D 12)")
 codegen = Device("codegen", "generate code without running it")
 interpreter = Device("interpreter", "the numpy reference interpreter (slow; for debugging)")
 cpp_lang, glsl_lang, hlsl_lang = KernelLang("cpp"), KernelLang("glsl"), KernelLang("hlsl")
@@ -47,7 +48,7 @@ class CodeGenLang:
 
     cpp, glsl, hlsl = cpp_lang, glsl_lang, hlsl_lang
 
-_DEVICES = {d.name: d for d in (cpu, opengl, codegen, interpreter)}
+_DEVICES = {d.name: d for d in (cpu, opengl, webgpu, codegen, interpreter)}
 
 
 class _Settings:
@@ -75,6 +76,7 @@ def build_options() -> BuildOptions:
 # Each device's backend: its module is imported on first use, so that ``import tensorfrost``
 # loads neither cffi's compiled pool nor OpenGL, and no backend is imported by this module.
 _BACKEND_CLASSES = {"cpu": ("backend_cpu.runtime", "CpuBackend"), "opengl": ("backend_gl.runtime", "GlBackend"),
+                    "webgpu": ("backend_webgpu.runtime", "WebGpuBackend"),
                     "codegen": ("backend_codegen.mode", "CodegenBackend"),
                     "interpreter": ("interpreter_backend", "InterpreterBackend")}
 _BACKENDS: dict = {}
@@ -107,7 +109,7 @@ def initialize(device=cpu, flags: str = "", kernel_lang=None) -> None:
     if isinstance(device, str):
         device = _DEVICES.get(device, device)
     if not isinstance(device, Device):
-        raise TensorFrostError(f"tf.initialize: device must be tf.cpu, tf.opengl, tf.codegen or "
+        raise TensorFrostError(f"tf.initialize: device must be tf.cpu, tf.opengl, tf.webgpu, tf.codegen or "
                                f"tf.interpreter, got {device!r}")
     if kernel_lang is not None and not isinstance(kernel_lang, KernelLang):
         raise TensorFrostError(f"tf.initialize: kernel_lang must be tf.cpp_lang, tf.glsl_lang or "
@@ -115,6 +117,8 @@ def initialize(device=cpu, flags: str = "", kernel_lang=None) -> None:
     if device is opengl:
         from .backend_gl import context
         context.ensure_context()
+    if device is webgpu:  # (an error now, naming what to install, rather than at the first compile)
+        backend_for(webgpu)
     settings.device = device
     settings.kernel_lang = kernel_lang or (glsl_lang if device is opengl else cpp_lang)
     settings.compiler_flags = flags

@@ -33,7 +33,7 @@ VARIABLE = "TENSORFROST_DISABLE"
 NAMES: dict[str, str] = {
     "tiling": "cpu: kernels whose elements run a loop compute a tile of lanes at a time",
     "tile_rows": "cpu: tiles also span several rows, sharing the loads that ignore the last axis",
-    "gemm": "cpu: a large float32 matmul runs as a packed, cache-blocked GEMM (chosen at run time)",
+    "gemm": "cpu: a large float32 or float64 matmul runs as a packed, cache-blocked GEMM (chosen at run time)",
     "gemm_epilogue": "cpu: elementwise work after a GEMM runs fused on its rows of C",
     "chains": "cpu: consecutive stencil kernels run together over bands of rows (temporal blocking)",
     "column_blocks": "cpu: kernels that read a transposed operand run in blocks of columns",

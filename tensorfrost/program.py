@@ -67,6 +67,7 @@ class TensorProgram:
             self.traced = clone_program(traced)
             with optimizations.recording() as fired:
                 self._program, self._pass_times = compile_program(traced)
+                self.backend.target.check_atomics(self._program)
                 self.executable = self.backend.build(self._program, options)
             program_cache.store(cache_key, self._program, self.executable, fired)
         self.optimizations_fired = dict(fired)  # what its compile changed (tf.optimizations)

@@ -71,7 +71,7 @@ class _Display:
 
     def __init__(self, width: int, height: int, title: str):
         self.window = context.open_window(width, height, title)
-        from OpenGL import GL
+        GL = context.opengl().GL  # noqa: N806 (the name GL code uses)
         self.GL, self.glfw = GL, self.window.glfw
         self.program = _program(GL, _FRAGMENT)
         self.buffer_program = _program(GL, _FRAGMENT_BUFFER) if self.window.shares_compute else None

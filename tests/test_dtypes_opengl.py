@@ -4,7 +4,7 @@ float32 and rounded to nearest even after every op, float64 and int64 / uint64 t
 GLSL's extensions, every dtype through the arena. Each program runs on opengl and is
 compared with numpy (the references of ``dtype_cases``: Python ints wrapped to the dtype,
 exact rationals rounded once) and with the cpu backend, bit for bit where the op is exact,
-within the dtype's ulps for transcendentals. What the target cannot do is a CompileError
+within the dtype's ulps for transcendentals. What the target cannot do is a DTypeError
 when the program is compiled.
 """
 
@@ -16,7 +16,7 @@ from dtype_cases import ALL, NUMERIC, Checks, convert, ids, in_compute, int_bina
 import tensorfrost as tf
 from tensorfrost import backend as devices
 from tensorfrost.backend_gl import runtime as gl_runtime
-from tensorfrost.ir.errors import CompileError
+from tensorfrost.ir.errors import DTypeError
 
 pytestmark = pytest.mark.skipif(gl_unavailable_reason() is not None,
                                 reason=f"no OpenGL 4.3 context: {gl_unavailable_reason()}")
@@ -450,7 +450,7 @@ _CAS_64 = [(tf.int64, tf.scatterMax), (tf.uint64, tf.scatterMin), (tf.float64, t
 
 
 @pytest.mark.parametrize(("d", "scatter"), _CAS_64, ids=["int64-max", "uint64-min", "float64-add"])
-def test_64_bit_atomics_that_need_compare_and_swap_are_a_compile_error(d, scatter):
+def test_64_bit_atomics_that_need_compare_and_swap_are_refused_when_compiling(d, scatter):
     def program():
         v = tf.input([-1], d)
         out = tf.zeros([4], d)
@@ -460,7 +460,7 @@ def test_64_bit_atomics_that_need_compare_and_swap_are_a_compile_error(d, scatte
 
     tf.initialize(tf.opengl)
     try:
-        with pytest.raises(CompileError, match=rf"(?s){scatter.__name__} into a tf\.{d.name} tensor is not available "
+        with pytest.raises(DTypeError, match=rf"(?s){scatter.__name__} into a tf\.{d.name} tensor is not available "
                                                r"on opengl.*GL_NV_shader_atomic_int64.*test_dtypes_opengl\.py"):
             tf.compile(program)
     finally:
@@ -504,7 +504,7 @@ def test_hlsl_names_the_dtypes_it_does_not_spell():
 
     compiled, _ = compile_program(trace(program))
     kernel = next(n for n in compiled.walk() if n.op is KERNEL)
-    with pytest.raises(CompileError, match=r"tf\.float16 values, which tensorfrost's HLSL code generation does not "
+    with pytest.raises(DTypeError, match=r"tf\.float16 values, which tensorfrost's HLSL code generation does not "
                                            r"spell"):
         hlsl.emit_kernel(kernel)
 

@@ -4,6 +4,8 @@ import numpy as np
 from test_seed_examples import wave_eq
 
 import tensorfrost as tf
+from tensorfrost.ir import dtypes as dt
+from tensorfrost.ir.ops import OPS
 from tensorfrost.opt.pipeline import PASSES
 
 
@@ -89,8 +91,9 @@ def test_constant_folding_cse_and_dead_code():
         return [x * k + tf.sin(x) * tf.sin(x)]
     prog = tf.compile(program)
     (kernel,) = prog.get_kernels()
-    assert "tf_exp" not in kernel
-    assert kernel.count("tf_sin(") == 1
+    exp, sin = (OPS[name].spelling("cpp", [dt.float32]).split("(")[0] + "(" for name in ("exp", "sin"))
+    assert exp not in kernel
+    assert kernel.count(sin) == 1
     assert "7.0f" in kernel
 
 
@@ -144,6 +147,6 @@ def test_fission_splits_a_kernel_into_parts_within_the_buffer_limit():
     traced.max_buffers = 4
     compiled, _ = compile_program(traced)
     kernels = [n for n in compiled.walk() if n.op.name == "kernel"]
-    assert len(kernels) > 2 and all(len(k.attrs["buffers"]) <= 4 for k in kernels)
+    assert len(kernels) > 2 and all(len(k.contract.buffers) <= 4 for k in kernels)
     for got, expected in zip(interpret(compiled, arrays), want):
         np.testing.assert_allclose(got, expected, rtol=1e-6)

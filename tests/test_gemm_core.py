@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 
 import tensorfrost as tf
-from tensorfrost.backend_cpu import gemm, gemm_core
+from tensorfrost.backend_cpu import compiler, gemm, gemm_core
 
 SCRIPT = textwrap.dedent("""
     import numpy as np
@@ -80,3 +80,29 @@ def test_units_call_the_core_and_the_code_shown_holds_the_whole_gemm(tmp_path, m
     finally:
         tf.initialize(tf.cpu)
     assert gemm_core.entry_point(["-O2"]) != gemm_core.entry_point(["-O3"])
+
+
+def test_the_core_exports_both_instances_and_the_code_shown_compiles(tmp_path, monkeypatch):
+    """One core library holds the float32 and float64 GEMMs (an entry point each); the code
+    shown of a float64 product (the whole GEMM inside) compiles on its own."""
+    monkeypatch.setenv("TENSORFROST_CACHE_DIR", str(tmp_path / "cache"))
+    tf.initialize(tf.cpu)
+
+    def matmul():
+        a = tf.input([-1, -1], tf.float64)
+        return tf.tanh(a @ a)
+
+    prog = tf.compile(matmul)
+    a = np.random.default_rng(6).uniform(-1, 1, (180, 180))
+    before = tf.optimizations.counts()["gemm"]
+    np.testing.assert_allclose(prog(a).numpy, np.tanh(a @ a), rtol=1e-12, atol=1e-12)
+    assert tf.optimizations.counts()["gemm"] > before
+    name = gemm_core.entry_point(compiler.cxx_flags(""))
+    core = gemm_core._loaded[name]
+    assert getattr(core, name) is not None and getattr(core, name + "_f64") is not None
+    shown = tmp_path / "shown.cpp"
+    shown.write_text(prog.compiled_code())
+    assert "const double* a" in shown.read_text()
+    check = subprocess.run(["g++", "-std=c++17", "-fopenmp", "-fsyntax-only", str(shown)], capture_output=True,
+                           text=True)
+    assert check.returncode == 0, check.stderr[-3000:]

@@ -348,7 +348,7 @@ def _fused_by_hand(function):
                 all(n.op.name in ("alloc", "free") for n in between):
             first.body.set_nodes(first.body.nodes + second.body.nodes)
             compiled.root.set_nodes(nodes[:a] + between + [first] + nodes[b + 1:])
-            return compiled, first.attrs["name"]
+            return compiled, first.contract.name
     raise AssertionError("no two kernels to fuse by hand")
 
 

@@ -511,7 +511,7 @@ def test_a_3000_step_loop_compiles_in_seconds_on_opengl():
         out = prog(x).numpy
         assert time.monotonic() - start < 10.0
         shader = prog.compiled_code().split("# ---- host")[0]
-        assert shader.count("tf_sin(") <= 2 and "3000" in shader
+        assert shader.count("tf_sin_f32(") <= 2 and "3000" in shader
     finally:
         tf.initialize(tf.cpu)
     np.testing.assert_allclose(out, _sin_steps(x, 3000), rtol=1e-4, atol=1e-4)
@@ -536,7 +536,7 @@ def test_a_python_loop_unrolled_by_tracing_runs_as_small_shaders():
         shaders = prog.compiled_code().split("# ---- host")[0].split("#version")[1:]
     finally:
         tf.initialize(tf.cpu)
-    assert len(shaders) == 5 and all(s.count("tf_sin(") <= SHADER_EXPANDED_OPS + 1 for s in shaders)
+    assert len(shaders) == 5 and all(s.count("tf_sin_f32(") <= SHADER_EXPANDED_OPS + 1 for s in shaders)
     np.testing.assert_allclose(out, _sin_steps(x, 300), rtol=1e-4, atol=1e-4)
 
 

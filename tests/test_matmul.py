@@ -1,7 +1,8 @@
 """Matmul against numpy on every backend: the shapes that exercise the CPU's two paths (the
 tiled per-element loop for small products, the packed GEMM of backend_cpu/gemm.hpp for
 large ones: its edges of micro-tiles, k slices and column blocks), transposed and batched
-operands, a fused epilogue, and the gradients of a training step."""
+operands, a fused epilogue, and the gradients of a training step; float64 products through
+the GEMM's float64 instance, with it on (its counter fired) and off."""
 
 import numpy as np
 import pytest
@@ -20,14 +21,14 @@ def _data(rng, *shape):
     return rng.uniform(-1.0, 1.0, shape).astype(np.float32)
 
 
-def _matmul_program(shape_a, shape_b, form="ab"):
+def _matmul_program(shape_a, shape_b, form="ab", dtype=tf.float32):
     """Inputs of any size, except batch axes of size 1 (which broadcast only when declared)."""
     def declared(shape):
         return [1 if d == 1 and axis < len(shape) - 2 else -1 for axis, d in enumerate(shape)]
 
     def matmul():
-        a = tf.input(declared(shape_a), tf.float32)
-        b = tf.input(declared(shape_b), tf.float32)
+        a = tf.input(declared(shape_a), dtype)
+        b = tf.input(declared(shape_b), dtype)
         return (a.T if form == "tn" else a) @ (b.T if form == "nt" else b)
     return tf.compile(matmul)
 
@@ -114,3 +115,85 @@ def test_cpu_kernels_take_the_gemm_path_where_it_applies():
     assert [p is not None and p.direct for p in plans].count(True) == 2
     assert [p is not None and not p.direct for p in plans].count(True) == 1
     assert "tf_gemm(" in CppProgram(tf.compile(program).program).full_source
+
+
+# float64 through the GEMM's double instance (6 x 8 micro-tiles on AVX2, 6 x 16 on AVX-512,
+# 72-row A blocks, 256-deep k slices): rows, columns and depths off those multiples, a product
+# split into several tasks, transposed, batched and broadcast operands.
+F64_CASES = [((173, 300), (300, 131), "ab"), ((97, 513), (513, 96), "ab"), ((300, 700), (700, 17), "ab"),
+             ((61, 1031), (1031, 9), "ab"), ((400, 260), (260, 1100), "ab"), ((300, 173), (300, 131), "tn"),
+             ((173, 257), (190, 257), "nt"), ((3, 130, 170), (3, 170, 190), "ab"),
+             ((130, 170), (2, 170, 190), "ab"), ((2, 1, 64, 90), (3, 90, 200), "ab")]
+
+
+def _close64(got, want, k):
+    """float64 sums of k products of size <= 1: errors of a few ulps of sqrt(k), far under the
+    1e-7 that a float32 accumulation (or float32 operands) would leave."""
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14 * k)
+
+
+@pytest.mark.parametrize("shape_a,shape_b,form", F64_CASES)
+@pytest.mark.parametrize("switch", ["on", "off"])
+def test_float64_products_through_the_gemm(rng, shape_a, shape_b, form, switch):
+    tf.initialize(tf.cpu)
+    a, b = rng.uniform(-1.0, 1.0, shape_a), rng.uniform(-1.0, 1.0, shape_b)
+    want = (np.swapaxes(a, -1, -2) if form == "tn" else a) @ (np.swapaxes(b, -1, -2) if form == "nt" else b)
+    k = shape_a[-2] if form == "tn" else shape_a[-1]
+    with tf.optimizations.disabled(*(["gemm"] if switch == "off" else [])):
+        before = tf.optimizations.counts()["gemm"]
+        got = _matmul_program(shape_a, shape_b, form, tf.float64)(a, b).numpy
+        fired = tf.optimizations.counts()["gemm"] - before
+    _close64(got, want, k)
+    assert (fired > 0) == (switch == "on")
+
+
+@pytest.mark.parametrize("switch", ["on", "off"])
+def test_float64_epilogue(rng, switch):
+    """An epilogue after a float64 GEMM runs on its rows of C, read as doubles."""
+    tf.initialize(tf.cpu)
+
+    def layer():
+        x = tf.input([-1, -1], tf.float64)
+        w = tf.input([x.shape[1], -1], tf.float64)
+        b = tf.input([w.shape[1]], tf.float64)
+        return tf.tanh(x @ w + b)
+
+    x, w, b = rng.uniform(-1, 1, (190, 210)), rng.uniform(-1, 1, (210, 150)) * 0.2, rng.uniform(-1, 1, 150)
+    with tf.optimizations.disabled(*(["gemm"] if switch == "off" else [])):
+        before = tf.optimizations.counts()
+        got = tf.compile(layer)(x, w, b).numpy
+        after = tf.optimizations.counts()
+    np.testing.assert_allclose(got, np.tanh(x @ w + b), rtol=1e-12, atol=1e-14 * 210)
+    fired = {name for name in ("gemm", "gemm_epilogue") if after[name] > before[name]}
+    assert fired == ({"gemm", "gemm_epilogue"} if switch == "on" else set())
+
+
+def test_other_dtypes_keep_the_generated_loop(rng):
+    """The GEMM has float32 and float64 instances only: an int32 product stays a loop (exact)."""
+    tf.initialize(tf.cpu)
+
+    def matmul():
+        a = tf.input([-1, -1], tf.int32)
+        b = tf.input([a.shape[1], -1], tf.int32)
+        return a @ b
+
+    prog = tf.compile(matmul)
+    assert all(gemm.plan(n) is None for n in prog.program.walk() if n.op.name == "kernel")
+    a, b = rng.integers(-100, 100, (190, 210), dtype=np.int32), rng.integers(-100, 100, (210, 150), dtype=np.int32)
+    before = tf.optimizations.counts()["gemm"]
+    np.testing.assert_array_equal(prog(a, b).numpy, a @ b)
+    assert tf.optimizations.counts()["gemm"] == before
+
+
+def test_float64_product_of_the_native_front_end(rng):
+    """``tf.matmul`` in a @tf.kernel_program function takes the float64 GEMM as the tracing style does."""
+    tf.initialize(tf.cpu)
+
+    def matmul(a: tf.Arg([-1, -1], tf.float64), b: tf.Arg([-1, -1], tf.float64)):
+        return tf.matmul(a, b)
+
+    a, b = rng.uniform(-1.0, 1.0, (181, 263)), rng.uniform(-1.0, 1.0, (263, 139))
+    before = tf.optimizations.counts()["gemm"]
+    _close64(tf.kernel_program(matmul)(a, b).numpy, a @ b, 263)
+    assert tf.optimizations.counts()["gemm"] > before

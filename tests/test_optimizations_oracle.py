@@ -116,6 +116,12 @@ def test_optimizations_agree_with_the_interpreter(recipe, seed):
     check(recipe, seed, gl=gl_available())
 
 
+def test_a_float64_product_reaches_the_float64_gemm():
+    """The GEMM's double instance (the only GEMM of this recipe), under the whole oracle."""
+    recipe = (True, (47, 47, 47), [("transpose", 0), ("dtype", 1, "float64", "matmul", 0)], [0])
+    assert "gemm" in check(recipe, 7, gl=gl_available())
+
+
 def gl_available() -> bool:
     from conftest import gl_unavailable_reason
     return gl_unavailable_reason() is None

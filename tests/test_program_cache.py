@@ -6,6 +6,8 @@ anything the compiled code follows from get different keys."""
 import json
 import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -188,3 +190,19 @@ def test_an_op_spelled_otherwise_at_run_time_gets_another_key(monkeypatch):
     assert _key(program) not in (None, base)
     monkeypatch.undo()
     assert _key(program) == base
+
+
+def test_keys_are_the_same_in_every_process():
+    """Spellings that are functions of the dtypes enter the key by name, not by address:
+    another process computes the same key, so its compiles hit the disk cache."""
+    script = ("import tensorfrost as tf\n"
+              "from tensorfrost.backend import backend_for, build_options, cpu\n"
+              "from tensorfrost.backend_cpu import program_cache\n"
+              "from tensorfrost.tracing.trace import trace\n"
+              "def program():\n"
+              "    x = tf.input([-1], tf.int64)\n"
+              "    return [(x << 3) // 5, tf.min(x, 7), tf.float(x) / 3.0]\n"
+              "print(program_cache.key(trace(program), backend_for(cpu), build_options()))\n")
+    keys = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+            for _ in range(2)}
+    assert len(keys) == 1 and len(next(iter(keys)).strip()) == 32, keys

@@ -13,9 +13,10 @@ to show what a tiled lowering of matmul can reach (it is the "C" of no target).
 
 The dtype rows (issue 29) multiply the same matrices in other dtypes, each checked against
 its own exact product and counting the same 2 n^3 flops: ``(float64)`` against numpy's
-dgemm; ``(bfloat16)`` (operands rounded to ml_dtypes.bfloat16, a bfloat16 product summed in
-float32) against torch.matmul on bfloat16 tensors; ``(int8)`` (``rint(127 x)``, an int32
-product summed in int32) against ``torch._int_mm`` (int8 x int8 -> int32 on the CPU) and
+dgemm (and ``(float64 1024^3)``, eight float64 1024^3 products a run, as the shape row);
+``(bfloat16)`` (operands rounded to ml_dtypes.bfloat16, a bfloat16 product summed in float32)
+against torch.matmul on bfloat16 tensors; ``(int8)`` (``rint(127 x)``, an int32 product summed
+in int32) against ``torch._int_mm`` (int8 x int8 -> int32 on the CPU) and
 numpy's int32 @ int32 of the same values (a plain loop, no BLAS: about 25 s a product at
 2048^3 on two cores), checked for exact equality.
 
@@ -108,6 +109,8 @@ def _dtype_rows():
     return {
         "tensorfrost (float64)": _dtype_row(tensorfrost, "float64", lambda x: x.astype(np.float64), np.float64),
         "numpy (float64)": _dtype_row(numpy_impl, "float64", lambda x: x.astype(np.float64), np.float64),
+        "tensorfrost (float64 1024^3)": _shape_row("1024^3", _tensorfrost_form, np.float64),
+        "numpy (float64 1024^3)": _shape_row("1024^3", _numpy_run, np.float64),
         "tensorfrost (bfloat16)": _dtype_row(tensorfrost, "bfloat16", bf16, _bfloat16()),
         "torch (bfloat16)": _dtype_row(torch_bfloat16, "bfloat16", bf16, _bfloat16()),
         "tensorfrost (int8)": _dtype_row(tensorfrost, "int8", _int8, np.int32, int_reference),
@@ -134,14 +137,14 @@ SHAPES = {"1024^3": (0.5, 0.5, 0.5, "ab", 8), "4096x4096x256": (2, 2, 0.125, "ab
           "8x1024^3 batched": (0.5, 0.5, 0.5, "ab", 0)}
 
 
-def _shape_inputs(p, shape):
+def _shape_inputs(p, shape, dtype=np.float32):
     """Operands of a shape row, as stored (a transposed operand as its transpose)."""
     m, k, n, form, batch = SHAPES[shape]
     m, k, n = (int(f * p["n"]) for f in (m, k, n))
     rng = np.random.default_rng(5)
     lead = (8,) if batch == 0 else ()
-    a = rng.uniform(-1, 1, lead + ((k, m) if form == "tn" else (m, k))).astype(np.float32)
-    b = rng.uniform(-1, 1, lead + ((n, k) if form == "nt" else (k, n))).astype(np.float32)
+    a = rng.uniform(-1, 1, lead + ((k, m) if form == "tn" else (m, k))).astype(dtype)
+    b = rng.uniform(-1, 1, lead + ((n, k) if form == "nt" else (k, n))).astype(dtype)
     return a, b, form, batch
 
 
@@ -149,30 +152,33 @@ def _numpy_form(a, b, form):
     return (np.swapaxes(a, -1, -2) if form == "tn" else a) @ (np.swapaxes(b, -1, -2) if form == "nt" else b)
 
 
-def _shape_row(shape, make_run):
-    """An implementation of a shape row: ``make_run(a, b, form) -> (run, to_numpy)``, repeated
-    to do the work of one n^3 product, checked once against numpy in float64."""
+def _shape_row(shape, make_run, dtype=np.float32):
+    """An implementation of a shape row: ``make_run(a, b, form) -> (run, to_numpy)`` on operands
+    of ``dtype``, repeated to do the work of one n^3 product, checked once against numpy in
+    float64 (and that the product keeps the operands' dtype)."""
     def impl(inp, p):
-        a, b, form, batch = _shape_inputs(p, shape)
+        a, b, form, batch = _shape_inputs(p, shape, dtype)
         run_once, to_numpy = make_run(a, b, form)
         repeats = max(batch, 1)
         want = _numpy_form(a.astype(np.float64), b.astype(np.float64), form)
-        error = Prechecked(np.max(np.abs(to_numpy(run_once()) - want)) / np.sqrt(a.shape[-1 if form != "tn" else -2]))
+        got = _expect(to_numpy(run_once()), dtype)
+        error = Prechecked(np.max(np.abs(got - want)) / np.sqrt(a.shape[-1 if form != "tn" else -2]))
         return repeated(run_once, repeats), (lambda out: [error])
     return impl
 
 
 def _tensorfrost_form(a, b, form):
     import tensorfrost as tf
+    dtype = getattr(tf, a.dtype.name)
 
     def matmul():
-        x = tf.input([-1] * a.ndim, tf.float32)
-        y = tf.input([-1] * b.ndim, tf.float32)
+        x = tf.input([-1] * a.ndim, dtype)
+        y = tf.input([-1] * b.ndim, dtype)
         return (x.T if form == "tn" else x) @ (y.T if form == "nt" else y)
 
     def batched():
-        x = tf.input([-1, -1, -1], tf.float32)
-        y = tf.input([x.shape[0], x.shape[2], -1], tf.float32)
+        x = tf.input([-1, -1, -1], dtype)
+        y = tf.input([x.shape[0], x.shape[2], -1], dtype)
         return x @ y
 
     prog = tf.compile(batched if a.ndim == 3 else matmul)
@@ -304,9 +310,12 @@ WORKLOAD = Workload(
     # significant bits) costs up to 2^-8 of |c| <= 2 sqrt(k) (6 standard deviations of
     # sqrt(k) / 3), so 8e-3 (measured: 4e-3 at 256^3, 5e-3 at 2048^3); 1.5e-2 leaves twice
     # that, and a product accumulated in bfloat16 fails. int8: exact.
-    tolerances={"tensorfrost (float64)": 1e-10, "numpy (float64)": 1e-10, "tensorfrost (bfloat16)": 1.5e-2,
+    tolerances={"tensorfrost (float64)": 1e-10, "numpy (float64)": 1e-10, "tensorfrost (float64 1024^3)": 1e-10,
+                "numpy (float64 1024^3)": 1e-10, "tensorfrost (bfloat16)": 1.5e-2,
                 "torch (bfloat16)": 1.5e-2, "tensorfrost (int8)": 0.0, "torch (int8)": 0.0, "numpy (int32)": 0.0},
-    groups={"tensorfrost (float64)": "float64", "numpy (float64)": "float64", "tensorfrost (bfloat16)": "bfloat16",
+    groups={"tensorfrost (float64)": "float64", "numpy (float64)": "float64",
+            "tensorfrost (float64 1024^3)": "float64", "numpy (float64 1024^3)": "float64",
+            "tensorfrost (bfloat16)": "bfloat16",
             "torch (bfloat16)": "bfloat16", "tensorfrost (int8)": "int8", "torch (int8)": "int8",
             "numpy (int32)": "int8"},
     targets=[Target("peer", 0.9, peers=("numpy",), impl="tensorfrost", text="at least 90% of numpy (OpenBLAS)"),
@@ -317,5 +326,7 @@ WORKLOAD = Workload(
              *(Target("peer", 0.9, peers=("tensorfrost",), impl=f"tensorfrost ({shape})",
                       text="within 10% of the plain form") for shape in ("X^T@G", "G@W^T", "8x1024^3 batched")),
              Target("peer", 0.8, peers=("numpy (float64)",), impl="tensorfrost (float64)",
-                    text="float64: at least 80% of numpy (OpenBLAS dgemm)")],
+                    text="float64: at least 80% of numpy (OpenBLAS dgemm)"),
+             Target("peer", 0.8, peers=("numpy (float64 1024^3)",), impl="tensorfrost (float64 1024^3)",
+                    text="float64: at least 80% of numpy at 1024^3")],
 )

@@ -117,10 +117,10 @@ class MainFunction(HostEmitter, BodyEmitter):
         self.emit(f"tf.region_{which}({c_string(node.attrs['name'])});")
 
     def stmt_kernel(self, node: Node) -> None:
-        written = node.attrs["written"]
-        read_write = ", ".join(self.name(b) for b in node.attrs["buffers"] if b in written)
-        read_only = ", ".join(self.name(b) for b in node.attrs["buffers"] if b not in written)
-        uniforms = ", ".join(f"asuint({self.value(u)})" for u in node.attrs["uniforms"])
+        written = node.contract.written
+        read_write = ", ".join(self.name(b) for b in node.contract.buffers if b in written)
+        read_only = ", ".join(self.name(b) for b in node.contract.buffers if b not in written)
+        uniforms = ", ".join(f"asuint({self.value(u)})" for u in node.contract.uniforms)
         shape = self.shape_list(node.shape) if node.shape else "{}"
-        self.emit(f"tf.dispatch({self.kernel_offset + node.attrs['index']}, {{{read_write}}}, {{{read_only}}}, "
+        self.emit(f"tf.dispatch({self.kernel_offset + node.contract.index}, {{{read_write}}}, {{{read_only}}}, "
                   f"{{{uniforms}}}, {shape}, {{{group_size(node)}}});")

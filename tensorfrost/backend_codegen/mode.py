@@ -21,6 +21,7 @@ kernel manager does), in the device's language: C++ on tf.cpu, GLSL on tf.opengl
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..backend_cpu.emit_cpp import CppProgram
 from ..emit.binding import buffer_order
@@ -34,7 +35,7 @@ from ..ir.ops import KERNEL
 from ..ir.target import Target
 from .cpp_host import MainFunction, cpp_header
 
-_UNIFORM_READ = {dt.float32: "tf_asfloat(tf_uniforms[{}])", dt.int32: "tf_asint(tf_uniforms[{}])",
+_UNIFORM_READ = {dt.float32: "tf_bitcast<float>(tf_uniforms[{}])", dt.int32: "tf_bitcast<int32_t>(tf_uniforms[{}])",
                  dt.uint32: "tf_uniforms[{}]", dt.bool1: "(tf_uniforms[{}] != 0u)"}
 
 
@@ -107,12 +108,12 @@ def _cpp_dispatch_entry(kernel: Node) -> str:
     uniforms as words, the way a generic dispatcher holds them."""
     order = buffer_order(kernel)
     args = []
-    for buffer in kernel.attrs["buffers"]:
+    for buffer in kernel.contract.buffers:
         storage = "float" if buffer.dtype is dt.float32 else ("int32_t" if buffer.dtype is dt.int32 else "uint32_t")
         args.append(f"({storage}*)tf_buffers[{order.index(buffer)}]")
-    for k, uniform in enumerate(kernel.attrs["uniforms"]):
+    for k, uniform in enumerate(kernel.contract.uniforms):
         args.append(_UNIFORM_READ[uniform.dtype].format(k))
-    name = kernel.attrs["name"]
+    name = kernel.contract.name
     return (f'extern "C" void {name}_dispatch(void* const* tf_buffers, const uint32_t* tf_uniforms) {{\n'
             f"    (void)tf_buffers; (void)tf_uniforms;\n    {name}({', '.join(args)});\n}}")
 
@@ -164,7 +165,7 @@ class CodegenBackend:
         if function_name != base:  # kernel names must be unique across the generated code too
             for node in program.walk():
                 if node.op is KERNEL:
-                    node.attrs["name"] = f"{function_name}_k{node.attrs['index']}"
+                    node.contract = replace(node.contract, name=f"{function_name}_k{node.contract.index}")
         executable = CodegenExecutable(program, function_name, len(_Generated.kernels), options.kernel_lang)
         _Generated.function_names.add(function_name)
         _Generated.main_functions.append(executable.main_source)

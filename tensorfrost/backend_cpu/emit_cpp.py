@@ -222,16 +222,16 @@ class CppProgram:
         point of the outer axes, or a chunk of a 1-D grid) and takes its buffers as restrict
         parameters, which GCC needs to vectorize it (inside OpenMP's outlined function it
         loses them); ``<name>`` spreads the rows over the threads."""
-        attrs = kernel.attrs
+        contract = kernel.contract
         params, args = [], []
-        for buffer in attrs["buffers"]:
-            qualifier = "" if buffer in attrs["written"] else "const "
+        for buffer in contract.buffers:
+            qualifier = "" if buffer in contract.written else "const "
             params.append(f"{qualifier}{self.lang.storage_types[buffer.dtype]}* __restrict {self.name(buffer)}")
             args.append(self.name(buffer))
-        for uniform in attrs["uniforms"]:
+        for uniform in contract.uniforms:
             params.append(f"const {self.lang.type(uniform.dtype)} {self.name(uniform)}")
             args.append(self.name(uniform))
-        name, rank = attrs["name"], kernel.rank
+        name, rank = contract.name, kernel.rank
         self.declarations.append(f"void {name}({', '.join(params)});")
         if rank == 0:
             body = self._body(kernel, 1)
@@ -298,9 +298,9 @@ class CppProgram:
         self.uses_gemm = True
         body = self._body(kernel, 0)
         outer = [f"i{k}" for k in range(kernel.rank - 1)]
-        name = kernel.attrs["name"]
+        name = kernel.contract.name
         if not plan.direct:
-            row_params = params + ["const float* __restrict tf_gemm_c"] + [f"const int32_t {v}" for v in outer]
+            row_params = params + [f"const {plan.ctype}* __restrict tf_gemm_c"] + [f"const int32_t {v}" for v in outer]
             rows += [f"static __attribute__((noinline)) void {name}_epilogue({', '.join(row_params)}) {{",
                      *self._row_loops(kernel, dims, plan), "}"]
         # The rows of C as tasks on the worker threads, each row's index split back into axes.
@@ -463,8 +463,8 @@ class _HostEmitter(HostEmitter, BodyEmitter):
             if chained:
                 self.emit("TF_STOP_IF_INTERRUPTED();")
             return
-        args = [self.name(b) for b in node.attrs["buffers"]] + [self.value(u) for u in node.attrs["uniforms"]]
-        self.emit(f"{node.attrs['name']}({', '.join(args)});")
+        args = [self.name(b) for b in node.contract.buffers] + [self.value(u) for u in node.contract.uniforms]
+        self.emit(f"{node.contract.name}({', '.join(args)});")
         self.emit("TF_STOP_IF_INTERRUPTED();")
 
     def block(self, node: Node) -> None:

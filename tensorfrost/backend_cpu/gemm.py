@@ -10,6 +10,10 @@ computes every ``acc`` into C (the output buffer itself when the kernel only sto
 ``acc``, else a scratch buffer), then the rest of the body runs per element with ``acc``
 read from C. Strides describe the operands, so transposed and batched ones need no copy.
 
+The GEMM is a C++ template instantiated for float32 and float64 (``tf_gemm`` is overloaded
+on the element type; the core library exports one entry point for each); a matmul whose
+accumulator and operands are of one of these dtypes takes it, any other the generated loop.
+
 Optimizations (tensorfrost/optimizations.py), counted per run that takes the GEMM path:
 "gemm" (off: no GEMM path is emitted) and "gemm_epilogue" (the rest of the body run on
 the GEMM's rows of C; off: a kernel with more than the store of ``acc`` takes no GEMM path).
@@ -36,6 +40,7 @@ MIN_SIDE = 16  # rows or columns below which the tiled loop is (a matrix-vector 
 # 128x128x40 and 200^2x100, 5-20% slower than the tiled loop at multiples of 32).
 RAGGED_MIN_WORK = 48 ** 3
 RAGGED_MIN_SIDE = 8
+C_TYPES = {dt.float32: "float", dt.float64: "double"}  # the dtypes the GEMM is instantiated for
 
 
 class Gemm:
@@ -51,6 +56,7 @@ class Gemm:
                        and shapes_equal(stores[0].args[0].shape, kernel.shape)
                        and _positions(stores[0].args[2:], kernel, None) == {a: a for a in range(rank)})
         self.out = stores[0].args[0] if self.direct else None
+        self.ctype = C_TYPES[acc.dtype]  # the element type of A, B and C
 
 
 def _positions(index: list, kernel: Node, loop: Node | None) -> dict | None:
@@ -72,16 +78,16 @@ def _positions(index: list, kernel: Node, loop: Node | None) -> dict | None:
     return found
 
 
-def _operand(load: Node, kernel: Node, loop: Node, own: int, other: int) -> bool:
-    if load.op is not LOAD or load.args[0].dtype is not dt.float32:
+def _operand(load: Node, kernel: Node, loop: Node, own: int, other: int, dtype: dt.DType) -> bool:
+    if load.op is not LOAD or load.args[0].dtype is not dtype:
         return False
     found = _positions(load.args[1:], kernel, loop)
     return found is not None and "k" in found and own in found and other not in found
 
 
 def plan(kernel: Node) -> Gemm | None:
-    """The GEMM form of ``kernel``, or None if it is not a float32 matmul of buffers (or the
-    optimizations it needs are off)."""
+    """The GEMM form of ``kernel``, or None if it is not a float32 or float64 matmul of buffers
+    (accumulator and both operands of the one dtype), or the optimizations it needs are off."""
     if kernel.rank < 2 or not optimizations.enabled("gemm"):
         return None
     loops = [n for n in walk(kernel.body) if n.op is LOOP]
@@ -93,7 +99,7 @@ def plan(kernel: Node) -> Gemm | None:
         return None
     *loads, mul, add, update = loop.body.nodes
     acc = update.args[0] if update.op is SET else None
-    if acc is None or acc.op is not CONST or acc.attrs["value"] != 0 or acc.dtype is not dt.float32 \
+    if acc is None or acc.op is not CONST or acc.attrs["value"] != 0 or acc.dtype not in C_TYPES \
             or acc not in kernel.body.nodes or update.args[1] is not add:
         return None
     if add.op is not ADD or set(add.args) != {acc, mul} or mul.op is not MUL or set(mul.args) != set(loads):
@@ -102,7 +108,7 @@ def plan(kernel: Node) -> Gemm | None:
         return None
     row, col = kernel.rank - 2, kernel.rank - 1
     for a, b in (loads, loads[::-1]):
-        if _operand(a, kernel, loop, row, col) and _operand(b, kernel, loop, col, row):
+        if _operand(a, kernel, loop, row, col, acc.dtype) and _operand(b, kernel, loop, col, row, acc.dtype):
             found = Gemm(kernel, loop, acc, a, b)
             return found if found.direct or optimizations.enabled("gemm_epilogue") else None
     return None
@@ -120,38 +126,54 @@ class EpilogueEmitter(BodyEmitter):
             super().stmt_loop(node)
 
 
-_SIGNATURE = ("(int m, int n, int k, const float* a, long long a_rs, long long a_cs, const float* b, long long b_rs, "
-              "long long b_cs, float* c, long long ldc")
+def _signature(ctype: str) -> str:
+    return (f"(int m, int n, int k, const {ctype}* a, long long a_rs, long long a_cs, const {ctype}* b, "
+            f"long long b_rs, long long b_cs, {ctype}* c, long long ldc")
+
+
 _ARGUMENTS = "(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, ldc"
 CORE_MARKER = "// tensorfrost: calls the GEMM core"  # in a unit that compiler.py links to the core library
 CORE_SYMBOL = "TF_GEMM_CORE"  # the core's entry point: a macro the compiler defines (its name holds its key)
+# The core's entry point of each element type: CORE_SYMBOL itself for float, with a suffix pasted on
+# for double (extern "C" names do not overload).
+_ENTRY_MACROS = ("#define TF_GEMM_PASTE2(a, b) a##b\n#define TF_GEMM_PASTE(a, b) TF_GEMM_PASTE2(a, b)\n"
+                 f"#define TF_GEMM_CORE_float {CORE_SYMBOL}\n"
+                 f"#define TF_GEMM_CORE_double TF_GEMM_PASTE({CORE_SYMBOL}, _f64)\n")
+
+
+def _entry(ctype: str) -> str:
+    return f"TF_GEMM_CORE_{ctype}"
 
 
 def header() -> str:
     """The whole GEMM as static functions of the unit (for code shown or written out)."""
     with open(HEADER_PATH) as f:
         text = f.read()
-    return (f"{text}\nstatic void tf_gemm{_SIGNATURE}) {{\n"
-            f"    tf_gemm_run{_ARGUMENTS}, tf_allocator_in_use.parallel);\n}}\n")
+    return text + "".join(f"\nstatic void tf_gemm{_signature(ctype)}) {{\n"
+                          f"    tf_gemm_run{_ARGUMENTS}, tf_allocator_in_use.parallel);\n}}\n"
+                          for ctype in C_TYPES.values())
 
 
 def declaration() -> str:
     """What a compiled unit needs to call the GEMM core library (compiled once, not per program)."""
-    return (f'{CORE_MARKER}\nextern "C" void {CORE_SYMBOL}{_SIGNATURE}, tf_parallel_fn parallel);\n'
-            f"static inline void tf_gemm{_SIGNATURE}) {{\n"
-            f"    {CORE_SYMBOL}{_ARGUMENTS}, tf_allocator_in_use.parallel);\n}}\n")
+    return CORE_MARKER + "\n" + _ENTRY_MACROS + "".join(
+        f'extern "C" void {_entry(ctype)}{_signature(ctype)}, tf_parallel_fn parallel);\n'
+        f"static inline void tf_gemm{_signature(ctype)}) {{\n"
+        f"    {_entry(ctype)}{_ARGUMENTS}, tf_allocator_in_use.parallel);\n}}\n" for ctype in C_TYPES.values())
 
 
 def core_source() -> str:
-    """The GEMM core library: the GEMM and its exported entry point, ``CORE_SYMBOL``."""
+    """The GEMM core library: the GEMM and its exported entry points, ``CORE_SYMBOL`` for float32
+    and ``CORE_SYMBOL`` + ``_f64`` for float64."""
     with open(HEADER_PATH) as f:
         text = f.read()
+    entries = [f'extern "C" __attribute__((visibility("default"))) void {_entry(ctype)}{_signature(ctype)}, '
+               f"tf_parallel_fn parallel) {{\n    tf_gemm_run{_ARGUMENTS}, parallel);\n}}"
+               for ctype in C_TYPES.values()]
     return "\n".join(["#include <stdint.h>", "#include <stdlib.h>", "#include <string.h>",
                       "typedef void (*tf_task_fn)(void* context, long long begin, long long end);",
                       "typedef void (*tf_parallel_fn)(long long count, tf_task_fn fn, void* context);", text,
-                      f'extern "C" __attribute__((visibility("default"))) void {CORE_SYMBOL}{_SIGNATURE}, '
-                      "tf_parallel_fn parallel) {",
-                      f"    tf_gemm_run{_ARGUMENTS}, parallel);", "}", ""])
+                      _ENTRY_MACROS, *entries, ""])
 
 
 def fast_path(gemm: Gemm, value, name, epilogue: list[str]) -> list[str]:
@@ -175,7 +197,8 @@ def fast_path(gemm: Gemm, value, name, epilogue: list[str]) -> list[str]:
     lines = [f"if ({' && '.join(checks)}) {{"]
     if not gemm.direct:
         total = " * ".join(f"(long long){d}" for d in dims)
-        lines += [f"    float* tf_gemm_c = (float*)tf_allocator_in_use.alloc(tf_buffer_bytes({total}));",
+        size = total if gemm.ctype == "float" else f"{total}, (int)sizeof({gemm.ctype})"
+        lines += [f"    {gemm.ctype}* tf_gemm_c = ({gemm.ctype}*)tf_allocator_in_use.alloc(tf_buffer_bytes({size}));",
                   "    if (tf_gemm_c) {",
                   f"        TF_COUNT({optimizations.index('gemm')});",
                   f"        TF_COUNT({optimizations.index('gemm_epilogue')});"]

@@ -139,31 +139,59 @@ static inline int32_t tf_clamp_index(int32_t i, int32_t n) {
     return low < hi ? low : hi;
 }
 
-// Wrapping int32 arithmetic (as numpy's): signed overflow is undefined in C++, so data
+// Helpers named by the kind of value they take (ops_math.value_code: _f32 for float and the
+// 16-bit floats, _f64, _i32 for int8 to int32, _i64, _u32, _u64, _b): the op table says which
+// one an op's operands call, and spells inline what C++ has built in.
+
+// Wrapping signed arithmetic (as numpy's): signed overflow is undefined in C++, so data
 // values use these; index arithmetic, which cannot overflow, is left plain so that the
 // compiler can analyze addresses (-fwrapv would forbid that everywhere).
-static inline int32_t tf_wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t tf_wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-static inline int32_t tf_wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
-static inline int32_t tf_wrap_neg(int32_t a) { return (int32_t)(0u - (uint32_t)a); }
-static inline int32_t tf_wrap_fma(int32_t a, int32_t b, int32_t c) { return tf_wrap_add(tf_wrap_mul(a, b), c); }
-static inline int64_t tf_wrap_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
-static inline int64_t tf_wrap_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
-static inline int64_t tf_wrap_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
-static inline int64_t tf_wrap_neg(int64_t a) { return (int64_t)(0ull - (uint64_t)a); }
-static inline int64_t tf_wrap_fma(int64_t a, int64_t b, int64_t c) { return tf_wrap_add(tf_wrap_mul(a, b), c); }
+#define TF_WRAPPING(code, T, U) \
+    static inline T tf_wrap_add_##code(T a, T b) { return (T)((U)a + (U)b); } \
+    static inline T tf_wrap_sub_##code(T a, T b) { return (T)((U)a - (U)b); } \
+    static inline T tf_wrap_mul_##code(T a, T b) { return (T)((U)a * (U)b); } \
+    static inline T tf_wrap_neg_##code(T a) { return (T)((U)0 - (U)a); } \
+    static inline T tf_wrap_fma_##code(T a, T b, T c) { return (T)((U)a * (U)b + (U)c); }
+TF_WRAPPING(i32, int32_t, uint32_t)
+TF_WRAPPING(i64, int64_t, uint64_t)
+#undef TF_WRAPPING
 
-// Arithmetic with C semantics made total: x / 0 == 0 and x % 0 == 0 for integers.
-static inline float tf_div(float a, float b) { return a / b; }
-static inline int32_t tf_div(int32_t a, int32_t b) {
-    return b == 0 ? 0 : (b == -1 ? (int32_t)(0u - (uint32_t)a) : a / b);
-}
-static inline uint32_t tf_div(uint32_t a, uint32_t b) { return b == 0 ? 0u : a / b; }
-static inline float tf_mod(float a, float b) { return __builtin_fmodf(a, b); }
-static inline int32_t tf_mod(int32_t a, int32_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
-static inline uint32_t tf_mod(uint32_t a, uint32_t b) { return b == 0 ? 0u : a % b; }
-// numpy's floor_divide: the quotient of a - fmod(a, b) (exact), one less where the remainder's
-// sign differs from b's, rounded to the nearest integer; x // 0 is x / 0.
+// Integer arithmetic with C semantics made total: x / 0 == 0 and x % 0 == 0, INT_MIN / -1
+// wraps; floordiv is numpy's floor_divide.
+#define TF_SIGNED(code, T, U) \
+    static inline T tf_div_##code(T a, T b) { return b == 0 ? 0 : (b == -1 ? (T)((U)0 - (U)a) : a / b); } \
+    static inline T tf_mod_##code(T a, T b) { return (b == 0 || b == -1) ? 0 : a % b; } \
+    static inline T tf_floordiv_##code(T a, T b) { \
+        if (b == 0) return 0; \
+        const T q = tf_div_##code(a, b); \
+        return (b != -1 && a % b != 0 && ((a < 0) != (b < 0))) ? (T)((U)q - 1) : q; \
+    } \
+    static inline T tf_abs_##code(T a) { return a < 0 ? (T)((U)0 - (U)a) : a; } \
+    static inline T tf_sign_##code(T a) { return (T)((a > 0) - (a < 0)); }
+#define TF_UNSIGNED(code, T) \
+    static inline T tf_div_##code(T a, T b) { return b == 0 ? 0 : a / b; } \
+    static inline T tf_mod_##code(T a, T b) { return b == 0 ? 0 : a % b; } \
+    static inline T tf_floordiv_##code(T a, T b) { return b == 0 ? 0 : a / b; } \
+    static inline T tf_sign_##code(T a) { return a > 0 ? 1 : 0; }
+TF_SIGNED(i32, int32_t, uint32_t)
+TF_SIGNED(i64, int64_t, uint64_t)
+TF_UNSIGNED(u32, uint32_t)
+TF_UNSIGNED(u64, uint64_t)
+#undef TF_SIGNED
+#undef TF_UNSIGNED
+
+// Shifts by an amount taken modulo the bits (8- and 16-bit values are masked by the op table)
+static inline int32_t tf_shl_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a << (b & 31)); }
+static inline uint32_t tf_shl_u32(uint32_t a, uint32_t b) { return a << (b & 31u); }
+static inline int32_t tf_shr_i32(int32_t a, int32_t b) { return a >> (b & 31); }
+static inline uint32_t tf_shr_u32(uint32_t a, uint32_t b) { return a >> (b & 31u); }
+static inline int64_t tf_shl_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a << (b & 63)); }
+static inline uint64_t tf_shl_u64(uint64_t a, uint64_t b) { return a << (b & 63u); }
+static inline int64_t tf_shr_i64(int64_t a, int64_t b) { return a >> (b & 63); }
+static inline uint64_t tf_shr_u64(uint64_t a, uint64_t b) { return a >> (b & 63u); }
+
+// numpy's floor_divide of floats: the quotient of a - fmod(a, b) (exact), one less where the
+// remainder's sign differs from b's, rounded to the nearest integer; x // 0 is x / 0.
 template <class F> static inline F tf_float_floordiv(F a, F b, F m) {
     if (b == 0) return a / b;
     F d = (a - m) / b;
@@ -172,71 +200,24 @@ template <class F> static inline F tf_float_floordiv(F a, F b, F m) {
     const F f = (F)__builtin_floor((double)d);
     return d - f > (F)0.5 ? f + 1 : f;
 }
-static inline float tf_floordiv(float a, float b) { return tf_float_floordiv(a, b, __builtin_fmodf(a, b)); }
-static inline int32_t tf_floordiv(int32_t a, int32_t b) {
-    if (b == 0) return 0;
-    int32_t q = tf_div(a, b);
-    return (b != -1 && a % b != 0 && ((a < 0) != (b < 0))) ? tf_wrap_sub(q, 1) : q;
-}
-static inline uint32_t tf_floordiv(uint32_t a, uint32_t b) { return b == 0 ? 0u : a / b; }
-static inline double tf_div(double a, double b) { return a / b; }
-static inline int64_t tf_div(int64_t a, int64_t b) { return b == 0 ? 0 : (b == -1 ? tf_wrap_neg(a) : a / b); }
-static inline uint64_t tf_div(uint64_t a, uint64_t b) { return b == 0 ? 0u : a / b; }
-static inline double tf_mod(double a, double b) { return __builtin_fmod(a, b); }
-static inline int64_t tf_mod(int64_t a, int64_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
-static inline uint64_t tf_mod(uint64_t a, uint64_t b) { return b == 0 ? 0u : a % b; }
-static inline double tf_floordiv(double a, double b) { return tf_float_floordiv(a, b, __builtin_fmod(a, b)); }
-static inline int64_t tf_floordiv(int64_t a, int64_t b) {
-    if (b == 0) return 0;
-    int64_t q = tf_div(a, b);
-    return (b != -1 && a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-static inline uint64_t tf_floordiv(uint64_t a, uint64_t b) { return b == 0 ? 0u : a / b; }
+static inline float tf_floordiv_f32(float a, float b) { return tf_float_floordiv(a, b, __builtin_fmodf(a, b)); }
+static inline double tf_floordiv_f64(double a, double b) { return tf_float_floordiv(a, b, __builtin_fmod(a, b)); }
+static inline float tf_sign_f32(float a) { return a > 0.0f ? 1.0f : (a < 0.0f ? -1.0f : a); }
+static inline double tf_sign_f64(double a) { return a > 0.0 ? 1.0 : (a < 0.0 ? -1.0 : a); }
 
-// min / max propagate NaN, as numpy's minimum / maximum do.
-static inline float tf_min(float a, float b) { return (a < b || a != a) ? a : b; }
-static inline float tf_max(float a, float b) { return (a > b || a != a) ? a : b; }
-static inline int32_t tf_min(int32_t a, int32_t b) { return a < b ? a : b; }
-static inline int32_t tf_max(int32_t a, int32_t b) { return a > b ? a : b; }
-static inline uint32_t tf_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
-static inline uint32_t tf_max(uint32_t a, uint32_t b) { return a > b ? a : b; }
-static inline double tf_min(double a, double b) { return (a < b || a != a) ? a : b; }
-static inline double tf_max(double a, double b) { return (a > b || a != a) ? a : b; }
-static inline int64_t tf_min(int64_t a, int64_t b) { return a < b ? a : b; }
-static inline int64_t tf_max(int64_t a, int64_t b) { return a > b ? a : b; }
-static inline uint64_t tf_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
-static inline uint64_t tf_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
-template <class T> static inline T tf_clamp(T x, T lo, T hi) { return tf_min(tf_max(x, lo), hi); }
+// min / max propagate NaN, as numpy's minimum / maximum do (for integers a != a is false).
+#define TF_ORDER(code, T) \
+    static inline T tf_min_##code(T a, T b) { return (a < b || a != a) ? a : b; } \
+    static inline T tf_max_##code(T a, T b) { return (a > b || a != a) ? a : b; } \
+    static inline T tf_clamp_##code(T x, T lo, T hi) { return tf_min_##code(tf_max_##code(x, lo), hi); }
+TF_ORDER(f32, float)
+TF_ORDER(f64, double)
+TF_ORDER(i32, int32_t)
+TF_ORDER(i64, int64_t)
+TF_ORDER(u32, uint32_t)
+TF_ORDER(u64, uint64_t)
+#undef TF_ORDER
 
-static inline float tf_abs(float a) { return __builtin_fabsf(a); }
-static inline int32_t tf_abs(int32_t a) { return a < 0 ? (int32_t)(0u - (uint32_t)a) : a; }
-static inline uint32_t tf_abs(uint32_t a) { return a; }
-static inline float tf_sign(float a) { return a > 0.0f ? 1.0f : (a < 0.0f ? -1.0f : a); }
-static inline int32_t tf_sign(int32_t a) { return (a > 0) - (a < 0); }
-static inline uint32_t tf_sign(uint32_t a) { return a > 0u ? 1u : 0u; }
-static inline double tf_abs(double a) { return __builtin_fabs(a); }
-static inline int64_t tf_abs(int64_t a) { return a < 0 ? tf_wrap_neg(a) : a; }
-static inline uint64_t tf_abs(uint64_t a) { return a; }
-static inline double tf_sign(double a) { return a > 0.0 ? 1.0 : (a < 0.0 ? -1.0 : a); }
-static inline int64_t tf_sign(int64_t a) { return (a > 0) - (a < 0); }
-static inline uint64_t tf_sign(uint64_t a) { return a > 0u ? 1u : 0u; }
-
-template <class T> static inline T tf_and(T a, T b) { return a & b; }
-template <class T> static inline T tf_or(T a, T b) { return a | b; }
-template <class T> static inline T tf_xor(T a, T b) { return a ^ b; }
-static inline bool tf_not(bool a) { return !a; }
-static inline int32_t tf_not(int32_t a) { return ~a; }
-static inline uint32_t tf_not(uint32_t a) { return ~a; }
-static inline int32_t tf_shl(int32_t a, int32_t b) { return (int32_t)((uint32_t)a << (b & 31)); }
-static inline uint32_t tf_shl(uint32_t a, uint32_t b) { return a << (b & 31u); }
-static inline int32_t tf_shr(int32_t a, int32_t b) { return a >> (b & 31); }
-static inline uint32_t tf_shr(uint32_t a, uint32_t b) { return a >> (b & 31u); }
-static inline int64_t tf_not(int64_t a) { return ~a; }
-static inline uint64_t tf_not(uint64_t a) { return ~a; }
-static inline int64_t tf_shl(int64_t a, int64_t b) { return (int64_t)((uint64_t)a << (b & 63)); }
-static inline uint64_t tf_shl(uint64_t a, uint64_t b) { return a << (b & 63u); }
-static inline int64_t tf_shr(int64_t a, int64_t b) { return a >> (b & 63); }
-static inline uint64_t tf_shr(uint64_t a, uint64_t b) { return a >> (b & 63u); }
 static inline uint32_t tf_reversebits(uint32_t v) {
     v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
     v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
@@ -271,56 +252,14 @@ TF_LIBM(acos, (double)) TF_LIBM(atan, (double)) TF_LIBM(sinh, (double)) TF_LIBM(
 TF_LIBM(tanh, (double)) TF_LIBM(exp, (double)) TF_LIBM(exp2, (double)) TF_LIBM(log, (double))
 TF_LIBM(log2, (double)) TF_LIBM(pow, (double, double)) TF_LIBM(atan2, (double, double))
 
-static inline float tf_floor(float a) { return __builtin_floorf(a); }
-static inline float tf_ceil(float a) { return __builtin_ceilf(a); }
-static inline float tf_round(float a) { return __builtin_rintf(a); }
-static inline float tf_trunc(float a) { return __builtin_truncf(a); }
-static inline float tf_exp(float a) { return tf_libm_expf(a); }
-static inline float tf_exp2(float a) { return tf_libm_exp2f(a); }
-static inline float tf_log(float a) { return tf_libm_logf(a); }
-static inline float tf_log2(float a) { return tf_libm_log2f(a); }
-static inline float tf_sqrt(float a) { return __builtin_sqrtf(a); }
-static inline float tf_sin(float a) { return tf_libm_sinf(a); }
-static inline float tf_cos(float a) { return tf_libm_cosf(a); }
-static inline float tf_tan(float a) { return tf_libm_tanf(a); }
-static inline float tf_asin(float a) { return tf_libm_asinf(a); }
-static inline float tf_acos(float a) { return tf_libm_acosf(a); }
-static inline float tf_atan(float a) { return tf_libm_atanf(a); }
-static inline float tf_sinh(float a) { return tf_libm_sinhf(a); }
-static inline float tf_cosh(float a) { return tf_libm_coshf(a); }
-static inline float tf_tanh(float a) { return tf_libm_tanhf(a); }
-static inline float tf_pow(float a, float b) { return tf_libm_powf(a, b); }
-static inline float tf_atan2(float a, float b) { return tf_libm_atan2f(a, b); }
-template <class T> static inline T tf_fma(T a, T b, T c) { return a * b + c; }
-
-static inline double tf_floor(double a) { return __builtin_floor(a); }
-static inline double tf_ceil(double a) { return __builtin_ceil(a); }
-static inline double tf_round(double a) { return __builtin_rint(a); }
-static inline double tf_trunc(double a) { return __builtin_trunc(a); }
-static inline double tf_exp(double a) { return tf_libm_exp(a); }
-static inline double tf_exp2(double a) { return tf_libm_exp2(a); }
-static inline double tf_log(double a) { return tf_libm_log(a); }
-static inline double tf_log2(double a) { return tf_libm_log2(a); }
-static inline double tf_sqrt(double a) { return __builtin_sqrt(a); }
-static inline double tf_sin(double a) { return tf_libm_sin(a); }
-static inline double tf_cos(double a) { return tf_libm_cos(a); }
-static inline double tf_tan(double a) { return tf_libm_tan(a); }
-static inline double tf_asin(double a) { return tf_libm_asin(a); }
-static inline double tf_acos(double a) { return tf_libm_acos(a); }
-static inline double tf_atan(double a) { return tf_libm_atan(a); }
-static inline double tf_sinh(double a) { return tf_libm_sinh(a); }
-static inline double tf_cosh(double a) { return tf_libm_cosh(a); }
-static inline double tf_tanh(double a) { return tf_libm_tanh(a); }
-static inline double tf_pow(double a, double b) { return tf_libm_pow(a, b); }
-static inline double tf_atan2(double a, double b) { return tf_libm_atan2(a, b); }
-// The same in each float dtype (float, which 16-bit floats compute in, and double).
-template <class T> static inline T tf_frac(T a) { return a - tf_floor(a); }
-template <class T> static inline T tf_rsqrt(T a) { return (T)1 / tf_sqrt(a); }
-template <class T> static inline T tf_rcp(T a) { return (T)1 / a; }
-template <class T> static inline T tf_lerp(T a, T b, T t) { return a + (b - a) * t; }
-template <class T> static inline T tf_smoothstep(T e0, T e1, T x) {
-    const T t = tf_clamp((x - e0) / (e1 - e0), (T)0, (T)1);
-    return t * t * ((T)3 - (T)2 * t);
+#undef TF_LIBM
+static inline float tf_smoothstep_f32(float e0, float e1, float x) {
+    const float t = tf_clamp_f32((x - e0) / (e1 - e0), 0.0f, 1.0f);
+    return t * t * (3.0f - 2.0f * t);
+}
+static inline double tf_smoothstep_f64(double e0, double e1, double x) {
+    const double t = tf_clamp_f64((x - e0) / (e1 - e0), 0.0, 1.0);
+    return t * t * (3.0 - 2.0 * t);
 }
 
 // 16-bit floats: float16 (IEEE half) and bfloat16 bits from a float32, rounded to nearest
@@ -388,39 +327,32 @@ static inline float tf_f64_to_f32_odd(double d) {
     return f;
 }
 
-// Conversions: out-of-range floats give INT32_MIN (int) or wrap through int64 (uint),
-// as numpy does on x86.
-static inline float tf_to_float(float a) { return a; }
-static inline float tf_to_float(int32_t a) { return (float)a; }
-static inline float tf_to_float(uint32_t a) { return (float)a; }
-static inline float tf_to_float(bool a) { return a ? 1.0f : 0.0f; }
-static inline int32_t tf_to_int(float a) {
-    return (a >= -2147483648.0f && a < 2147483648.0f) ? (int32_t)a : (int32_t)0x80000000u;
-}
-static inline int32_t tf_to_int(int32_t a) { return a; }
-static inline int32_t tf_to_int(uint32_t a) { return (int32_t)a; }
-static inline int32_t tf_to_int(bool a) { return a ? 1 : 0; }
-static inline uint32_t tf_to_uint(float a) {
-    return (__builtin_isfinite(a) && __builtin_fabsf(a) < 9223372036854775808.0f) ? (uint32_t)(int64_t)a : 0u;
-}
-static inline uint32_t tf_to_uint(int32_t a) { return (uint32_t)a; }
-static inline uint32_t tf_to_uint(uint32_t a) { return a; }
-static inline uint32_t tf_to_uint(bool a) { return a ? 1u : 0u; }
-template <class T> static inline bool tf_to_bool(T a) { return a != 0; }
-static inline float tf_to_float(double a) { return (float)a; }
-static inline float tf_to_float(int64_t a) { return (float)a; }
-static inline float tf_to_float(uint64_t a) { return (float)a; }
-static inline int32_t tf_to_int(double a) {
-    return (a >= -2147483648.0 && a < 2147483648.0) ? (int32_t)a : (int32_t)0x80000000u;
-}
-static inline int32_t tf_to_int(int64_t a) { return (int32_t)a; }
-static inline int32_t tf_to_int(uint64_t a) { return (int32_t)a; }
-static inline uint32_t tf_to_uint(double a) {
-    return (__builtin_isfinite(a) && __builtin_fabs(a) < 9223372036854775808.0) ? (uint32_t)(int64_t)a : 0u;
-}
-static inline uint32_t tf_to_uint(int64_t a) { return (uint32_t)a; }
-static inline uint32_t tf_to_uint(uint64_t a) { return (uint32_t)a; }
-template <class T> static inline double tf_to_float64(T a) { return (double)a; }
+// Conversions the op table does not spell as C++ casts: floats to integers (out of range:
+// INT32_MIN / INT64_MIN, or for unsigned targets through int64, as numpy does on x86; smaller
+// ints then wrap from the int32 / uint32), and anything to a 16-bit float (rounded once).
+#define TF_FLOAT_TO_INT(code, F) \
+    static inline int32_t tf_to_int_##code(F a) { \
+        return (a >= (F)-2147483648.0 && a < (F)2147483648.0) ? (int32_t)a : (int32_t)0x80000000u; \
+    } \
+    static inline uint32_t tf_to_uint_##code(F a) { \
+        return (__builtin_isfinite(a) && __builtin_fabs((double)a) < 9223372036854775808.0) ? (uint32_t)(int64_t)a : 0u; \
+    } \
+    static inline int64_t tf_to_int64_##code(F a) { \
+        const double d = (double)a; \
+        return (d >= -9223372036854775808.0 && d < 9223372036854775808.0) ? (int64_t)d : (int64_t)(1ull << 63); \
+    } \
+    static inline uint64_t tf_to_uint64_##code(F a) { \
+        const double d = (double)a; \
+        if (!(d >= -9223372036854775808.0 && d < 18446744073709551616.0)) return 0u; /* (NaN too) */ \
+        return d >= 9223372036854775808.0 ? (uint64_t)d : (uint64_t)(int64_t)d; \
+    } \
+    static inline int8_t tf_to_int8_##code(F a) { return (int8_t)tf_to_int_##code(a); } \
+    static inline int16_t tf_to_int16_##code(F a) { return (int16_t)tf_to_int_##code(a); } \
+    static inline uint8_t tf_to_uint8_##code(F a) { return (uint8_t)tf_to_uint_##code(a); } \
+    static inline uint16_t tf_to_uint16_##code(F a) { return (uint16_t)tf_to_uint_##code(a); }
+TF_FLOAT_TO_INT(f32, float)
+TF_FLOAT_TO_INT(f64, double)
+#undef TF_FLOAT_TO_INT
 // A 64-bit integer as a float rounded to odd (its top 24 bits, the last one sticky): as
 // for doubles, a 16-bit float rounded from it is the integer correctly rounded.
 static inline float tf_u64_to_f32_odd(uint64_t u) {
@@ -433,37 +365,26 @@ static inline float tf_i64_to_f32_odd(int64_t a) {
     const float f = tf_u64_to_f32_odd(a < 0 ? 0ull - (uint64_t)a : (uint64_t)a);
     return a < 0 ? -f : f;
 }
-template <class T> static inline float tf_to_float16(T a) { return tf_f16_to_f32(tf_f32_to_f16((float)a)); }
-static inline float tf_to_float16(double a) { return tf_f16_to_f32(tf_f32_to_f16(tf_f64_to_f32_odd(a))); }
-static inline float tf_to_float16(int32_t a) { return tf_to_float16((double)a); }
-static inline float tf_to_float16(uint32_t a) { return tf_to_float16((double)a); }
-static inline float tf_to_float16(int64_t a) { return tf_f16_to_f32(tf_f32_to_f16(tf_i64_to_f32_odd(a))); }
-static inline float tf_to_float16(uint64_t a) { return tf_f16_to_f32(tf_f32_to_f16(tf_u64_to_f32_odd(a))); }
-template <class T> static inline float tf_to_bfloat16(T a) { return tf_bf16_to_f32(tf_f32_to_bf16((float)a)); }
-static inline float tf_to_bfloat16(double a) { return tf_bf16_to_f32(tf_f32_to_bf16(tf_f64_to_f32_odd(a))); }
-static inline float tf_to_bfloat16(int32_t a) { return tf_to_bfloat16((double)a); }
-static inline float tf_to_bfloat16(uint32_t a) { return tf_to_bfloat16((double)a); }
-static inline float tf_to_bfloat16(int64_t a) { return tf_bf16_to_f32(tf_f32_to_bf16(tf_i64_to_f32_odd(a))); }
-static inline float tf_to_bfloat16(uint64_t a) { return tf_bf16_to_f32(tf_f32_to_bf16(tf_u64_to_f32_odd(a))); }
-static inline int64_t tf_to_int64(double a) {
-    return (a >= -9223372036854775808.0 && a < 9223372036854775808.0) ? (int64_t)a : (int64_t)(1ull << 63);
+// To a 16-bit float: from a float32 value rounded to odd where the source has more bits
+// (int32 and uint32 through double, which holds them exactly).
+#define TF_TO_HALF(name, pack, unpack) \
+    static inline float tf_to_##name##_f32(float a) { return unpack(pack(a)); } \
+    static inline float tf_to_##name##_f64(double a) { return unpack(pack(tf_f64_to_f32_odd(a))); } \
+    static inline float tf_to_##name##_i32(int32_t a) { return unpack(pack(tf_f64_to_f32_odd((double)a))); } \
+    static inline float tf_to_##name##_u32(uint32_t a) { return unpack(pack(tf_f64_to_f32_odd((double)a))); } \
+    static inline float tf_to_##name##_i64(int64_t a) { return unpack(pack(tf_i64_to_f32_odd(a))); } \
+    static inline float tf_to_##name##_u64(uint64_t a) { return unpack(pack(tf_u64_to_f32_odd(a))); } \
+    static inline float tf_to_##name##_b(bool a) { return a ? 1.0f : 0.0f; }
+TF_TO_HALF(float16, tf_f32_to_f16, tf_f16_to_f32)
+TF_TO_HALF(bfloat16, tf_f32_to_bf16, tf_bf16_to_f32)
+#undef TF_TO_HALF
+// The bits of a 32-bit value as another 32-bit type (asfloat, asint, asuint)
+template <class To, class From> static inline To tf_bitcast(From a) {
+    static_assert(sizeof(To) == sizeof(From), "a bit cast keeps the size");
+    To r;
+    memcpy(&r, &a, sizeof(To));
+    return r;
 }
-static inline int64_t tf_to_int64(float a) { return tf_to_int64((double)a); }
-template <class T> static inline int64_t tf_to_int64(T a) { return (int64_t)a; }
-static inline uint64_t tf_to_uint64(double a) {
-    if (!(a >= -9223372036854775808.0 && a < 18446744073709551616.0)) return 0u;  // (NaN too)
-    return a >= 9223372036854775808.0 ? (uint64_t)a : (uint64_t)(int64_t)a;
-}
-static inline uint64_t tf_to_uint64(float a) { return tf_to_uint64((double)a); }
-template <class T> static inline uint64_t tf_to_uint64(T a) { return (uint64_t)a; }
-// Smaller ints: as int32 (floats) or uint32, then wrapped to their bits.
-template <class T> static inline int8_t tf_to_int8(T a) { return (int8_t)tf_to_int(a); }
-template <class T> static inline int16_t tf_to_int16(T a) { return (int16_t)tf_to_int(a); }
-template <class T> static inline uint8_t tf_to_uint8(T a) { return (uint8_t)tf_to_uint(a); }
-template <class T> static inline uint16_t tf_to_uint16(T a) { return (uint16_t)tf_to_uint(a); }
-template <class T> static inline float tf_asfloat(T a) { float r; memcpy(&r, &a, 4); return r; }
-template <class T> static inline int32_t tf_asint(T a) { int32_t r; memcpy(&r, &a, 4); return r; }
-template <class T> static inline uint32_t tf_asuint(T a) { uint32_t r; memcpy(&r, &a, 4); return r; }
 
 static inline uint32_t tf_pcg(uint32_t v) {
     uint32_t state = v * 747796405u + 2891336453u;
@@ -492,12 +413,17 @@ template <class T, class F> static inline void tf_atomic_cas(T* p, T v, F combin
         if (__atomic_compare_exchange_n(word, &old, next_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
     }
 }
-static inline void tf_atomic_add(float* p, float v) { tf_atomic_cas(p, v, [](float a, float b) { return a + b; }); }
-static inline void tf_atomic_add(double* p, double v) { tf_atomic_cas(p, v, [](double a, double b) { return a + b; }); }
+static inline void tf_atomic_add_f32(float* p, float v) { tf_atomic_cas(p, v, [](float a, float b) { return a + b; }); }
+static inline void tf_atomic_add_f64(double* p, double v) { tf_atomic_cas(p, v, [](double a, double b) { return a + b; }); }
 // (integers: GCC's atomic arithmetic wraps, signed ones too)
 template <class T> static inline void tf_atomic_add(T* p, T v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
-template <class T> static inline void tf_atomic_min(T* p, T v) { tf_atomic_cas(p, v, [](T a, T b) { return (T)tf_min(a, b); }); }
-template <class T> static inline void tf_atomic_max(T* p, T v) { tf_atomic_cas(p, v, [](T a, T b) { return (T)tf_max(a, b); }); }
+// (min / max as tf_min_* / tf_max_*: NaN propagates)
+template <class T> static inline void tf_atomic_min(T* p, T v) {
+    tf_atomic_cas(p, v, [](T a, T b) { return (a < b || a != a) ? a : b; });
+}
+template <class T> static inline void tf_atomic_max(T* p, T v) {
+    tf_atomic_cas(p, v, [](T a, T b) { return (a > b || a != a) ? a : b; });
+}
 template <class T> static inline void tf_atomic_and(T* p, T v) { __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }
 template <class T> static inline void tf_atomic_or(T* p, T v) { __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
 template <class T> static inline void tf_atomic_xor(T* p, T v) { __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }
@@ -515,10 +441,10 @@ template <class P, class U> static inline void tf_atomic_add_packed(uint16_t* p,
     tf_atomic_packed(p, v, pack, unpack, [](float a, float b) { return a + b; });
 }
 template <class P, class U> static inline void tf_atomic_min_packed(uint16_t* p, float v, P pack, U unpack) {
-    tf_atomic_packed(p, v, pack, unpack, [](float a, float b) { return tf_min(a, b); });
+    tf_atomic_packed(p, v, pack, unpack, [](float a, float b) { return tf_min_f32(a, b); });
 }
 template <class P, class U> static inline void tf_atomic_max_packed(uint16_t* p, float v, P pack, U unpack) {
-    tf_atomic_packed(p, v, pack, unpack, [](float a, float b) { return tf_max(a, b); });
+    tf_atomic_packed(p, v, pack, unpack, [](float a, float b) { return tf_max_f32(a, b); });
 }
 
 // An exact size (a double: host arithmetic on sizes computed without wrapping) as the

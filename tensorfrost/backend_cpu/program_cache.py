@@ -31,7 +31,8 @@ from ..ir.errors import SourceLocation
 from ..ir.node import Node, Program
 from ..ir.ops import CONST, INPUT, OPS
 from ..opt import pipeline
-from . import compiler, gemm_core
+from . import compiler, emit_cpp, gemm, gemm_core, temporal, tiling
+from .runtime import CpuExecutable, ffi
 
 FORMAT = "tensorfrost program cache 4"
 SUFFIX = ".program"
@@ -79,7 +80,6 @@ def load(cache_key: str | None, name: str, backend, options) -> tuple:
         fired = {str(k): int(v) for k, v in entry["fired"].items() if k in optimizations.NAMES}
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None, {}  # signed by us, so only an older format: compiled again
-    from .runtime import CpuExecutable, ffi
     if core:
         gemm_core.ensure(compiler.cxx_flags(options.compiler_flags))  # before the library that calls it
     try:
@@ -180,14 +180,25 @@ def _package() -> str:
     return _package_digest
 
 
+def _spelling_text(how) -> str:
+    """A spelling as the same text in every process: a template, or a function by its name
+    and what its closure holds (a function's repr names its address, which differs)."""
+    if callable(how):
+        held = [_spelling_text(cell.cell_contents) for cell in how.__closure__ or ()]
+        return f"{how.__module__}.{how.__qualname__}({', '.join(held)})"
+    if isinstance(how, dict):
+        return repr(sorted((key, _spelling_text(value)) for key, value in how.items()))
+    return repr(how)
+
+
 def _tables() -> str:
     """The op table's spellings, the list of passes and the emitters' tuning constants (tile
     and band sizes, the GEMM's thresholds) as this process has them (a test or a user may
     change them at run time, which the package's source does not show)."""
-    from . import emit_cpp, gemm, temporal, tiling
     tunables = [(module.__name__, name, value) for module in (emit_cpp, gemm, temporal, tiling)
                 for name, value in sorted(vars(module).items()) if name.isupper() and type(value) in (int, float)]
-    return repr([(name, sorted((op.emit or {}).items())) for name, op in sorted(OPS.items())]
+    return repr([(name, [(lang, _spelling_text(how)) for lang, how in sorted((op.emit or {}).items())])
+                 for name, op in sorted(OPS.items())]
                 + [(name, run.__module__, run.__qualname__) for name, run in pipeline.PASSES] + tunables)
 
 

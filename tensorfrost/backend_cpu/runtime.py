@@ -521,8 +521,8 @@ def _rejected(program, log: str) -> CompileError:
     function = re.search(r"In function [^\w]*(?:\w+\s+)*?(\w+)\(", log)
     name = function.group(1) if function else ""
     kernels = [n for n in program.walk() if n.op is KERNEL
-               and (name == n.attrs.get("name") or name.startswith(f"{n.attrs.get('name')}_"))]
-    kernel = max(kernels, key=lambda n: len(n.attrs["name"]), default=None)  # p_k1 is not p_k12
+               and (name == n.contract.name or name.startswith(f"{n.contract.name}_"))]
+    kernel = max(kernels, key=lambda n: len(n.contract.name), default=None)  # p_k1 is not p_k12
     if kernel is not None:
-        return generated_code_rejected("the C++ compiler", f"kernel {kernel.attrs['name']}", walk(kernel.body), log)
+        return generated_code_rejected("the C++ compiler", f"kernel {kernel.contract.name}", walk(kernel.body), log)
     return generated_code_rejected("the C++ compiler", f"the host code of {program.name}", program.walk(), log)

@@ -51,7 +51,7 @@ class Chain:
         self.scratch = scratch
         self.copied = copied
         self.slots = _slots(kernels, scratch | copied)
-        self.name = kernels[-1].attrs["name"] + "_chain"
+        self.name = kernels[-1].contract.name + "_chain"
 
 
 def plan(program: Program, plain_rows) -> list[Chain]:
@@ -86,7 +86,7 @@ def _candidate(kernel: Node, plain_rows) -> bool:
         return False
     point = [f"dim{k}" for k in range(kernel.rank)]
     for node in walk(kernel.body):
-        if node.op is LOOP or node.op.atomic or (node.op is LOAD and node.args[0] in kernel.attrs["written"]):
+        if node.op is LOOP or node.op.atomic or (node.op is LOAD and node.args[0] in kernel.contract.written):
             return False
         if node.op is STORE:
             index = node.args[2:]
@@ -98,7 +98,7 @@ def _candidate(kernel: Node, plain_rows) -> bool:
     # write every element
     unconditional = {n.args[0] for n in kernel.body.nodes if n.op is STORE}
     # (scratch rows are laid out in 32-bit words)
-    return set(kernel.attrs["written"]) <= unconditional and all(b.dtype.itemsize == 4 for b in kernel.attrs["written"])
+    return kernel.contract.written <= unconditional and all(b.dtype.itemsize == 4 for b in kernel.contract.written)
 
 
 def _runs(program: Program, plain_rows):
@@ -165,11 +165,11 @@ def _segments(run: list):
     """Pieces of a run whose halo stays within MAX_HALO, each a list of (kernel, reads)."""
     segment: list = []
     for kernel in run:
-        written = {b for other, _ in segment for b in other.attrs["written"]}
-        used = {b for other, _ in segment for b in other.attrs["buffers"]}
+        written = {b for other, _ in segment for b in other.contract.written}
+        used = {b for other, _ in segment for b in other.contract.buffers}
         reads = _reads(kernel, written)
         # a buffer that an earlier kernel uses is written (in place): other bands still read it
-        if reads is None or used & set(kernel.attrs["written"]) or (
+        if reads is None or used & kernel.contract.written or (
                 max(_halos(segment + [(kernel, reads)])) > MAX_HALO):
             yield segment
             segment, reads = [], {}
@@ -184,7 +184,7 @@ def _halos(segment: list) -> list[int]:
         kernel = segment[k][0]
         for later in range(k + 1, len(segment)):
             for buffer, rows in segment[later][1].items():
-                if buffer in kernel.attrs["written"]:
+                if buffer in kernel.contract.written:
                     halos[k] = max(halos[k], halos[later] + rows)
     return halos
 
@@ -199,7 +199,7 @@ def _uses_outside_kernels(program: Program) -> dict:
             continue
         if node.op is KERNEL:
             skip.update(walk(node.body))
-            for buffer in node.attrs["buffers"]:
+            for buffer in node.contract.buffers:
                 uses.setdefault(buffer, []).append(node)
         elif node.op is not FREE:
             for arg in node.args:
@@ -213,10 +213,10 @@ def _chain(segment: list, uses: dict, program: Program) -> Chain | None:
     if len(kernels) < 2 or not any(halos):
         return None
     inside = set(kernels)
-    written = {b for k in kernels for b in k.attrs["written"]}
+    written = {b for k in kernels for b in k.contract.written}
     scratch = {b for b in written if b.op is ALLOC and b not in program.outputs
                and all(u in inside for u in uses.get(b, ()))}
-    copied = {b for k, kernel in enumerate(kernels) if halos[k] for b in kernel.attrs["written"]} - scratch
+    copied = {b for k, kernel in enumerate(kernels) if halos[k] for b in kernel.contract.written} - scratch
     nodes = kernels[0].scope.nodes
     between = nodes[nodes.index(kernels[0]):nodes.index(kernels[-1])]
     deferred = [n for n in between if n.op is FREE and n.args[0] not in scratch]
@@ -227,7 +227,7 @@ def _slots(kernels: list, buffers: set) -> dict:
     """A scratch slot per buffer, reused once the buffer's last reader in the chain has run."""
     last_read = {}
     for k, kernel in enumerate(kernels):
-        for buffer in kernel.attrs["buffers"]:
+        for buffer in kernel.contract.buffers:
             if buffer in buffers:
                 last_read[buffer] = k
     slots, free, busy = {}, [], []
@@ -236,7 +236,7 @@ def _slots(kernels: list, buffers: set) -> dict:
             if last_read[buffer] < k:
                 free.append(slot)
                 busy.remove((buffer, slot))
-        for buffer in sorted((b for b in kernel.attrs["written"] if b in buffers), key=lambda b: b.id):
+        for buffer in sorted((b for b in kernel.contract.written if b in buffers), key=lambda b: b.id):
             slot = free.pop() if free else len(set(slots.values()))
             slots[buffer] = slot
             busy.append((buffer, slot))
@@ -299,14 +299,14 @@ def _params(chain: Chain) -> tuple[list, list]:
     """The chain function's buffers (all its kernels', less the scratch) and uniforms."""
     buffers, uniforms = [], []
     for kernel in chain.kernels:
-        buffers += [b for b in kernel.attrs["buffers"] if b not in chain.scratch and b not in buffers]
-        uniforms += [u for u in kernel.attrs["uniforms"] if u not in uniforms]
+        buffers += [b for b in kernel.contract.buffers if b not in chain.scratch and b not in buffers]
+        uniforms += [u for u in kernel.contract.uniforms if u not in uniforms]
     return buffers, uniforms
 
 
 def _chain_source(chain: Chain, name, lang, dims: list, parallel_threshold: int) -> tuple[str, str]:
     buffers, uniforms = _params(chain)
-    written = {b for k in chain.kernels for b in k.attrs["written"]}
+    written = {b for k in chain.kernels for b in k.contract.written}
     storage_types = lang.storage_types
     params = [f"{'' if b in written else 'const '}{storage_types[b.dtype]}* __restrict {name(b)}" for b in buffers]
     params += [f"const {lang.type(u.dtype)} {name(u)}" for u in uniforms]
@@ -345,18 +345,18 @@ def _band(chain: Chain, name, storage_types, dims: list) -> list[str]:
     lines = []
     banded = {}  # buffer -> the name of its scratch pointer
     for kernel, halo in zip(chain.kernels, chain.halos):
-        k = kernel.attrs["name"]
+        k = kernel.contract.name
         lines.append(f"{{  // {k}: rows of the band and {halo} more on each side")
         lines.append(f"    const int32_t tf_low = tf_max_index(0, tf_first - {halo});")
         lines.append(f"    const int32_t tf_high = tf_min_index(tf_rows, tf_last + {halo});")
-        for buffer in sorted((b for b in kernel.attrs["written"] if b in chain.slots), key=lambda b: b.id):
+        for buffer in sorted((b for b in kernel.contract.written if b in chain.slots), key=lambda b: b.id):
             ctype = storage_types[buffer.dtype]
             banded[buffer] = f"{name(buffer)}_band"
             # offset by the first computed row, so that row i0 of the grid is scratch row i0 - tf_low
             lines.insert(0, f"{ctype}* {banded[buffer]};")
             lines.append(f"    {banded[buffer]} = ({ctype}*)(tf_scratch + {chain.slots[buffer]}LL * tf_slot * 4)"
                          " - (long long)tf_low * tf_width;")
-        args = [banded.get(b, name(b)) for b in kernel.attrs["buffers"]] + [name(u) for u in kernel.attrs["uniforms"]]
+        args = [banded.get(b, name(b)) for b in kernel.contract.buffers] + [name(u) for u in kernel.contract.uniforms]
         loops, indices = [], ["i0"]
         for axis in range(1, kernel.rank - 1):
             loops.append(f"for (int32_t i{axis} = 0; i{axis} < {dims[axis]}; i{axis}++)")
@@ -364,7 +364,7 @@ def _band(chain: Chain, name, storage_types, dims: list) -> list[str]:
         lines.append("    for (int32_t i0 = tf_low; i0 < tf_high; i0++)")
         lines += [f"    {'    ' * (n + 1)}{loop}" for n, loop in enumerate(loops)]
         lines.append(f"    {'    ' * (len(loops) + 1)}{k}_rows({', '.join(args + indices)});")
-        for buffer in sorted((b for b in kernel.attrs["written"] if b in chain.copied), key=lambda b: b.id):
+        for buffer in sorted((b for b in kernel.contract.written if b in chain.copied), key=lambda b: b.id):
             lines.append(f"    memcpy({name(buffer)} + (long long)tf_first * tf_width, {banded[buffer]} + "
                          f"(long long)tf_first * tf_width, (size_t)((long long)(tf_last - tf_first) * tf_width * 4));")
         lines.append("}")
@@ -381,6 +381,6 @@ def _unblocked(chain: Chain, name, storage_types, dims: list) -> list[str]:
                   f"if (!{name(buffer)}_memory.data) return 1;",
                   f"{ctype}* {name(buffer)} = ({ctype}*){name(buffer)}_memory.data;"]
     for kernel in chain.kernels:
-        args = [name(b) for b in kernel.attrs["buffers"]] + [name(u) for u in kernel.attrs["uniforms"]]
-        lines.append(f"{kernel.attrs['name']}({', '.join(args)});")
+        args = [name(b) for b in kernel.contract.buffers] + [name(u) for u in kernel.contract.uniforms]
+        lines.append(f"{kernel.contract.name}({', '.join(args)});")
     return lines

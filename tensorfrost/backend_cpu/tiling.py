@@ -164,7 +164,7 @@ def _runs(kernel: Node, variance: dict, tile_axes: frozenset) -> dict[Node, int]
 def _orders_memory(node: Node, kernel: Node) -> bool:
     """True for a uniform statement that must stay between the lane loops around it, in
     program order: an assignment, a store, a load of a buffer the kernel writes."""
-    return node.op in (SET, STORE) or (node.op is LOAD and node.args[0] in kernel.attrs["written"])
+    return node.op in (SET, STORE) or (node.op is LOAD and node.args[0] in kernel.contract.written)
 
 
 def _arrays(kernel: Node, run_of: dict, variables: set) -> set[Node]:

@@ -84,11 +84,27 @@ class _HiddenWindowContext:
         self.glfw.make_context_current(self.handle)
 
 
-def _glfw():
-    """The glfw module, initialised, or None (not installed, or no display)."""
+def opengl():
+    """PyOpenGL's package with its GL module loaded (``opengl().GL``; the unwrapped entry
+    points under ``opengl().raw.GL.VERSION``), imported on first use: the gl extra is
+    optional, and PYOPENGL_PLATFORM must be set before (above)."""
+    import OpenGL.GL
+    return OpenGL
+
+
+def _glfw_module():
+    """The glfw package, or None where it is not installed (the gui extra is optional)."""
     try:
         import glfw
     except ImportError:
+        return None
+    return glfw
+
+
+def _glfw():
+    """The glfw module, initialised, or None (not installed, or no display)."""
+    glfw = _glfw_module()
+    if glfw is None:
         return None
     glfw.ERROR_REPORTING = "ignore"  # failures are reported by what the caller does next
     return glfw if glfw.init() else None
@@ -243,8 +259,7 @@ def ensure_context() -> Limits:
                 raise GlContextError(_failure)
             try:
                 _compute = _create()
-                from OpenGL import GL
-                _limits = Limits(GL)
+                _limits = Limits(opengl().GL)
             except GlContextError as exc:
                 _failure = exc.message
                 raise
@@ -280,13 +295,11 @@ class Window:
 
     def __init__(self, width: int, height: int, title: str):
         ensure_context()
-        try:
-            import glfw  # noqa: F401 (only to say what to install)
-        except ImportError as exc:
-            raise TensorFrostError("windows need the glfw package: pip install tensorfrost[gui]") from exc
+        module = _glfw_module()
+        if module is None:
+            raise TensorFrostError("windows need the glfw package: pip install tensorfrost[gui]")
         glfw = _glfw()
         if glfw is None:
-            import glfw as module
             _, reason = module.get_error()
             reason = reason.decode(errors="replace") if isinstance(reason, bytes) else str(reason or "")
             raise GlContextError(f"cannot open a window: no display ({reason or 'glfw.init() failed'}); on a "

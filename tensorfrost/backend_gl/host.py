@@ -11,17 +11,19 @@ table's numpy reference, so host arithmetic has exactly the semantics of the int
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..emit.binding import buffer_order
 from ..emit.clike import identifier
 from ..emit.host import HostEmitter
 from ..ir import dtypes as dt
-from ..ir.errors import TensorFrostError
+from ..ir.errors import RuntimeCheckError, TensorFrostError
 from ..ir.node import Node, Program
-from ..ir.ops import ALLOC, CONST
+from ..ir.ops import ALLOC, CONST, KERNEL
 from ..opt.analysis import set_variables
-from ..runtime import MAX_ELEMENTS
+from ..runtime import MAX_ELEMENTS, TensorMemory, shape_problem
 
 SCALAR_TYPES = {d: d.numpy.type for d in dt.ALL}  # (bool1: np.bool_, bfloat16: ml_dtypes')
 
@@ -152,9 +154,9 @@ class PythonHost(HostEmitter):
     def stmt_kernel(self, node: Node) -> None:
         self.check_sizes(node)
         buffers = "".join(f"{self.name(b)}, " for b in buffer_order(node))
-        uniforms = "".join(f"{self.value(u)}, " for u in node.attrs["uniforms"])
+        uniforms = "".join(f"{self.value(u)}, " for u in node.contract.uniforms)
         grid = "".join(f"{self.value(d)}, " for d in node.shape)
-        self.emit(f"rt.dispatch({node.attrs['index']}, ({buffers}), ({uniforms}), ({grid}))")
+        self.emit(f"rt.dispatch({node.contract.index}, ({buffers}), ({uniforms}), ({grid}))")
 
     def stmt_loop(self, node: Node) -> None:
         begin, end, step = (self.value(a) for a in node.args)
@@ -177,3 +179,50 @@ def build_host(program: Program):
     code = compile(host.source, f"<tensorfrost host {program.name}>", "exec")
     exec(code, namespace)  # noqa: S102 - our own generated source
     return host.source, namespace["tf_main"]
+
+
+class ShaderExecutable:
+    """A program built for a shader backend (OpenGL, WebGPU): calling it runs the host
+    function, which calls back the methods below (``rt.alloc``, ``rt.dispatch``, ...). A
+    backend's subclass gives ``kernel_type`` (built per kernel node, with ``pieces`` of
+    ``shader``s), ``storage(nbytes)`` for a new buffer, ``element(memory, flat)`` to read
+    one, ``dispatch`` and ``region``."""
+
+    kernel_type: type
+
+    def __init__(self, backend, program):
+        self.backend = backend
+        self.program = program
+        self.kernels = [self.kernel_type(backend, k) for k in program.walk() if k.op is KERNEL]
+        self.kernel_sources = ["\n".join(p.shader.source for p in k.pieces) for k in self.kernels]
+        self.main_source, self.main = build_host(program)
+        self.full_source = "\n".join([*self.kernel_sources, "# ---- host (Python)", self.main_source])
+
+    def alloc(self, dims, dtype: dt.DType, label: str) -> TensorMemory:
+        """A buffer of a shape computed by the host code: ``label`` names it in errors."""
+        shape = tuple(int(d) for d in dims)
+        problem = shape_problem(shape)
+        if problem is not None:  # a negative size is never clamped to an empty tensor
+            raise RuntimeCheckError(f"{label}: {problem}")
+        return TensorMemory(shape, dtype, self.storage(math.prod(shape), dtype), self.backend)
+
+    def free(self, memory: TensorMemory) -> None:
+        memory.storage.release()
+
+    def readback(self, memory: TensorMemory, scalar_type, index=()):
+        """The element at ``index`` (clamped to the shape; element 0 without one)."""
+        flat = 0
+        for i, size in zip(index, memory.shape, strict=False):
+            flat = flat * size + min(max(int(i), 0), max(size - 1, 0))
+        word = self.element(memory, flat)
+        return scalar_type(word != 0 if memory.dtype is dt.bool1 else word)
+
+    @staticmethod
+    def range(begin, end, step):
+        step = int(step)
+        return map(np.int32, range(int(begin), int(end), step)) if step else ()
+
+    @staticmethod
+    def fail(message: str, location, values) -> None:
+        # a NUL shows as the cpu's messages show it (C strings cannot hold one)
+        raise RuntimeCheckError(message.format(*values).replace("\0", "\\x00"), location)

@@ -16,6 +16,7 @@ import re
 import tempfile
 
 from ..ir.errors import CompileError
+from . import context
 
 
 class GlProgram:
@@ -83,7 +84,7 @@ def compile_program(source: str, name: str) -> GlProgram:
     if found is not None:
         CacheStats.hits += 1
         return found
-    from OpenGL import GL as gl  # noqa: N811
+    gl = context.opengl().GL
 
     shader = gl.glCreateShader(gl.GL_COMPUTE_SHADER)
     try:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import atexit
 import ctypes
 import functools
-import math
 import os
 import struct
 import threading
@@ -36,11 +35,10 @@ from ..emit.glsl import GRID_LOCAL, NV_FLOAT_ATOMICS, emit_kernel
 from ..ir import dtypes as dt
 from ..ir.errors import CompileError, GlThreadError, RuntimeCheckError, TensorFrostError, generated_code_rejected
 from ..ir.node import walk
-from ..ir.ops import KERNEL
 from ..ir.target import Target
-from ..runtime import MAX_ELEMENTS, TensorMemory, shape_problem
+from ..runtime import MAX_ELEMENTS, TensorMemory
 from . import context
-from .host import build_host
+from .host import ShaderExecutable
 from .programs import compile_program
 from .split import split_kernel
 
@@ -64,8 +62,7 @@ _EGL_BAD_ACCESS = 0x3002  # eglMakeCurrent: the context is current on another th
 
 
 def _gl():
-    from OpenGL import GL
-    return GL
+    return context.opengl().GL
 
 
 _SSBO = 0x90D2  # GL_SHADER_STORAGE_BUFFER
@@ -77,11 +74,11 @@ _BARRIERS = 0x2000 | 0x200  # GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_B
 def _raw() -> SimpleNamespace:
     """PyOpenGL's unwrapped entry points (errors still checked) for the calls of every
     dispatch: its wrappers convert arguments at 3 us a call, 39 us for glUniform1uiv."""
-    from OpenGL.raw.GL.VERSION import GL_1_5, GL_2_0, GL_3_0, GL_3_1, GL_4_2, GL_4_3
-    return SimpleNamespace(glUseProgram=GL_2_0.glUseProgram, glUniform1uiv=GL_3_0.glUniform1uiv,
-                           glBindBufferBase=GL_3_0.glBindBufferBase, glBindBufferRange=GL_3_0.glBindBufferRange,
-                           glDispatchCompute=GL_4_3.glDispatchCompute, glMemoryBarrier=GL_4_2.glMemoryBarrier,
-                           glBindBuffer=GL_1_5.glBindBuffer, glCopyBufferSubData=GL_3_1.glCopyBufferSubData)
+    v = context.opengl().raw.GL.VERSION
+    return SimpleNamespace(glUseProgram=v.GL_2_0.glUseProgram, glUniform1uiv=v.GL_3_0.glUniform1uiv,
+                           glBindBufferBase=v.GL_3_0.glBindBufferBase, glBindBufferRange=v.GL_3_0.glBindBufferRange,
+                           glDispatchCompute=v.GL_4_3.glDispatchCompute, glMemoryBarrier=v.GL_4_2.glMemoryBarrier,
+                           glBindBuffer=v.GL_1_5.glBindBuffer, glCopyBufferSubData=v.GL_3_1.glCopyBufferSubData)
 
 
 class ArenaStats:
@@ -215,11 +212,11 @@ class _Kernel:
 
     def __init__(self, backend: GlBackend, node):
         self.node = node
-        self.name = node.attrs["name"]
+        self.name = node.contract.name
         self.order = buffer_order(node)
         pieces = split_kernel(node, backend.max_buffers)
         self.pieces = [_Piece(backend, node, keep) for keep in (pieces or [None])]
-        self.uniforms = struct.Struct("=" + "".join(_uniform_kind(u.dtype) for u in node.attrs["uniforms"]))
+        self.uniforms = struct.Struct("=" + "".join(_uniform_kind(u.dtype) for u in node.contract.uniforms))
         self.groups: dict = {}  # grid -> (groups, whether 3-D)
 
     def pack_uniforms(self, values) -> bytes:
@@ -246,18 +243,13 @@ def buffer_bytes(count: int, dtype: dt.DType) -> int:
     return -(-count * dtype.itemsize // 4) * 4
 
 
-class GlExecutable:
-    """A program built for OpenGL. Calling it runs the host function; the host function
-    calls back the methods below (``rt.alloc``, ``rt.dispatch``, ...)."""
+class GlExecutable(ShaderExecutable):
+    """A program built for OpenGL (the host function's callbacks: ``ShaderExecutable``)."""
+
+    kernel_type = _Kernel
 
     def __init__(self, backend: GlBackend, program):
-        self.backend = backend
-        self.program = program
-        kernels = [n for n in program.walk() if n.op is KERNEL]
-        self.kernels = [_Kernel(backend, k) for k in kernels]
-        self.kernel_sources = ["\n".join(p.shader.source for p in k.pieces) for k in self.kernels]
-        self.main_source, self.main = build_host(program)
-        self.full_source = "\n".join([*self.kernel_sources, "# ---- host (Python)", self.main_source])
+        super().__init__(backend, program)
         self.open_regions = 0
 
     def __call__(self, memories: list) -> list:
@@ -271,24 +263,11 @@ class GlExecutable:
 
     # -- called by the host function ----------------------------------------------------------
 
-    def alloc(self, dims, dtype: dt.DType, label: str) -> TensorMemory:
-        """A buffer of a shape computed by the host code: ``label`` names it in errors."""
-        shape = tuple(int(d) for d in dims)
-        problem = shape_problem(shape)
-        if problem is not None:  # a negative size is never clamped to an empty tensor
-            raise RuntimeCheckError(f"{label}: {problem}")
-        return TensorMemory(shape, dtype, GlBuffer(buffer_bytes(math.prod(shape), dtype)), self.backend)
+    def storage(self, count: int, dtype: dt.DType) -> GlBuffer:
+        return GlBuffer(buffer_bytes(count, dtype))
 
-    def free(self, memory: TensorMemory) -> None:
-        memory.storage.release()
-
-    def readback(self, memory: TensorMemory, scalar_type, index=()):
-        """The element at ``index`` (clamped to the shape; element 0 without one)."""
-        flat = 0
-        for i, size in zip(index, memory.shape, strict=False):
-            flat = flat * size + min(max(int(i), 0), max(size - 1, 0))
-        word = memory.storage.read(np.zeros(1, dtype=memory.dtype.storage), flat * memory.dtype.itemsize)[0]
-        return scalar_type(word != 0 if memory.dtype is dt.bool1 else word)
+    def element(self, memory: TensorMemory, flat: int):
+        return memory.storage.read(np.zeros(1, dtype=memory.dtype.storage), flat * memory.dtype.itemsize)[0]
 
     def region(self, name: str, begin: bool) -> None:
         gl = _gl()
@@ -299,16 +278,6 @@ class GlExecutable:
         elif self.open_regions:
             gl.glPopDebugGroup()
             self.open_regions -= 1
-
-    @staticmethod
-    def range(begin, end, step):
-        step = int(step)
-        return map(np.int32, range(int(begin), int(end), step)) if step else ()
-
-    @staticmethod
-    def fail(message: str, location, values) -> None:
-        # a NUL shows as the cpu's messages show it (C strings cannot hold one)
-        raise RuntimeCheckError(message.format(*values).replace("\0", "\\x00"), location)
 
     def dispatch(self, index: int, buffers, uniforms, grid) -> None:
         kernel = self.kernels[index]
@@ -470,12 +439,14 @@ class GlBackend:
 
     @property
     def target(self) -> Target:  # (not cached: tests lower MAX_DIRECT_BINDINGS)
-        """What this driver can do: every dtype whose extension it has (the host holds the
-        rest of the checks, of atomics and extensions per kernel, in emit/features.py)."""
+        """What this driver can do: every dtype whose extension it has, 32-bit compare-and-swap
+        (the host holds the checks of extensions per kernel, in emit/features.py)."""
         extensions, renderer = self.driver["extensions"], self.driver["renderer"]
         missing = {d: f"{renderer} lacks {extension}" for extension, kinds in features.EXTENSIONS.values()
                    if extension not in extensions for d in kinds}
-        return Target("opengl", ("glsl",), frozenset(dt.ALL) - set(missing), missing, self.max_buffers)
+        return Target("opengl", ("glsl",), frozenset(dt.ALL) - set(missing), missing, self.max_buffers,
+                      atomic_bits=32, atomic_why=f" ({features.ATOMIC_INT64}), which tensorfrost's OpenGL backend "
+                      "does not use")
 
     @property
     def max_buffers(self) -> int:

@@ -24,9 +24,9 @@ def _writes(kernel: Node) -> list:
 def split_kernel(kernel: Node, max_buffers: int) -> list | None:
     """The node sets of the kernel's pieces, each within ``max_buffers`` buffers; None if the
     kernel fits in one shader or cannot be split so."""
-    if len(kernel.attrs["buffers"]) <= max_buffers:
+    if len(kernel.contract.buffers) <= max_buffers:
         return None
-    written = kernel.attrs["written"]
+    written = kernel.contract.written
     loaded = {n.args[0] for n in walk(kernel.body) if n.op is LOAD}
     if written & loaded:
         return None

@@ -26,7 +26,7 @@ GROUP_SIZE = 256
 
 def buffer_order(kernel: Node) -> list:
     """The kernel's buffers in binding order: written ones, then read-only ones."""
-    buffers, written = kernel.attrs["buffers"], kernel.attrs["written"]
+    buffers, written = kernel.contract.buffers, kernel.contract.written
     return [b for b in buffers if b in written] + [b for b in buffers if b not in written]
 
 

@@ -20,6 +20,7 @@ from ..ir import dtypes as dt
 from ..ir.errors import InternalError
 from ..ir.node import Node, walk
 from ..ir.ops import ADD, BREAK, CONST, DIM_ID, INPUT_DIM, LOOP, SELECT, SUB
+from ..ir.ops_math import value_code
 from ..ir.shapes import describe_shape, dims_equal, shapes_equal, static_value
 from ..opt.analysis import set_variables
 from .names import numbered_name
@@ -101,7 +102,9 @@ class Lang:
         if dtype in self.packs:  # a compare-and-swap loop on the 16 bits, combining in float32
             pack, unpack = self.packs[dtype]
             return f"tf_atomic_{combine}_packed(&{buffer}[{index}], {value}, {pack}, {unpack});"
-        return f"tf_atomic_{combine}(&{buffer}[{index}], {value});"
+        # (a float add is a CAS loop per float type; the others are one template each)
+        typed = f"_{value_code(dtype)}" if combine == "add" and dtype.is_float else ""
+        return f"tf_atomic_{combine}{typed}(&{buffer}[{index}], {value});"
 
 
 _PLAIN = frozenset(" !#$%&'()*+,-./0123456789:;<=>@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~")
@@ -364,10 +367,9 @@ class BodyEmitter:
     def expression(self, node: Node) -> str:
         """The expression of an elementwise node, spelled as the op table says (int32 data
         values in C++ with their wrapping spelling)."""
-        template = node.op.spelling(self.lang.name, [a.dtype for a in node.args])
-        if node.dtype.kind == "i" and not self.lang.signed_overflow_wraps and "cpp_int_wrap" in node.op.emit \
-                and node not in self.bounded:
-            template = node.op.emit["cpp_int_wrap"]
+        wraps = node.dtype.kind == "i" and not self.lang.signed_overflow_wraps and "cpp_int_wrap" in node.op.emit \
+            and node not in self.bounded
+        template = node.op.spelling("cpp_int_wrap" if wraps else self.lang.name, [a.dtype for a in node.args])
         expr = template.format(*[self.value(a) for a in node.args])
         if node.dtype.compute is not node.dtype and node.op.converts_to is not node.dtype:
             expr = self.lang.rounded(node.dtype, expr)  # (a 16-bit float computes in float32, rounded per op)

@@ -3,13 +3,14 @@ errors where it has not got it.
 
 GLSL computes float64 through GL_ARB_gpu_shader_fp64 (core since GL 4.0) and int64 /
 uint64 through GL_ARB_gpu_shader_int64; a kernel that computes in them declares them, and
-where the driver lacks one, compiling the program is a ``CompileError`` that names the
+where the driver lacks one, compiling the program is a ``DTypeError`` that names the
 dtype and the extension. (GLSL has no double ``exp``, ``log``, ``sin``...: the prelude
 writes them in double, prelude_fp64_exp.shader and prelude_fp64_trig.shader.) 64-bit
 atomic add and bitwise ops combine the two words of an element with 32-bit atomics; min,
 max and float64 atomics would need a 64-bit compare-and-swap (GL_NV_shader_atomic_int64),
-which the backend does not use: those are a ``CompileError``. HLSL spells the 32-bit dtypes
-only.
+which the backend does not use: its ``Target`` refuses those (``atomic_bits``). HLSL spells
+the 32-bit dtypes only. (Limits of a target are the user's to work around, named when the
+program compiles: a ``DTypeError``, not the ``CompileError`` of a bug.)
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 
 from ..ir import dtypes as dt
-from ..ir.errors import CompileError
+from ..ir.errors import DTypeError
 from ..ir.node import Node, walk
 
 FP64 = "GL_ARB_gpu_shader_fp64"
@@ -43,7 +44,7 @@ def block_needs(code: str) -> frozenset:
 
 def kernel_dtypes(kernel: Node) -> set:
     """Every dtype a kernel's shader holds: its values, buffers and uniforms."""
-    dtypes = {u.dtype for u in kernel.attrs["uniforms"]} | {b.dtype for b in kernel.attrs["buffers"]}
+    dtypes = {u.dtype for u in kernel.contract.uniforms} | {b.dtype for b in kernel.contract.buffers}
     for node in walk(kernel.body):
         dtypes.add(node.dtype)
         dtypes.update(a.dtype for a in node.args)
@@ -66,7 +67,7 @@ def _first_node(kernel: Node, kinds) -> Node | None:
 
 
 def check_extensions(kernel: Node, needed: frozenset, extensions, renderer: str = "this OpenGL driver") -> None:
-    """A ``CompileError`` where the kernel needs an extension that ``extensions`` (the
+    """A ``DTypeError`` where the kernel needs an extension that ``extensions`` (the
     driver's; None: any) lacks."""
     if extensions is None:
         return
@@ -77,30 +78,18 @@ def check_extensions(kernel: Node, needed: frozenset, extensions, renderer: str 
         node = _first_node(kernel, kinds)
         used = sorted({d.name for d in kernel_dtypes(kernel) if d in kinds})
         names = " and ".join(f"tf.{n}" for n in used)
-        raise CompileError(f"{names} values are not available on opengl here: kernel {kernel.attrs['name']} computes "
+        raise DTypeError(f"{names} values are not available on opengl here: kernel {kernel.contract.name} computes "
                            f"in them, which needs the OpenGL extension {extension}, and {renderer} lacks it; convert "
                            f"to a 32-bit dtype (x.astype(tf.{'float32' if feature == 'fp64' else 'int32'})) or use "
                            "the cpu backend", node.location if node is not None else None)
 
 
-def check_atomic(node: Node) -> None:
-    """A ``CompileError`` for a 64-bit atomic that needs a 64-bit compare-and-swap."""
-    dtype, combine = node.args[0].dtype, node.op.combine
-    if dtype.bits != 64 or (dtype.is_integer and combine in ("add", "and", "or", "xor")):
-        return
-    name = node.op.api_name
-    raise CompileError(f"{name} into a tf.{dtype.name} tensor is not available on opengl: it needs a 64-bit "
-                       f"atomic compare-and-swap ({ATOMIC_INT64}), which tensorfrost's OpenGL backend does not use "
-                       "(64-bit atomic add, and, or and xor of integers work); scatter into a 32-bit tensor or use "
-                       "the cpu backend", node.location)
-
-
 def check_hlsl(kernel: Node) -> None:
-    """A ``CompileError`` for a kernel with values HLSL code generation does not spell."""
+    """A ``DTypeError`` for a kernel with values HLSL code generation does not spell."""
     odd = sorted({d.name for d in kernel_dtypes(kernel) if d not in dt.WORD})
     if odd:
         node = _first_node(kernel, {dt.dtype_of(n) for n in odd})
-        raise CompileError(f"kernel {kernel.attrs['name']} holds {', '.join('tf.' + n for n in odd)} values, which "
+        raise DTypeError(f"kernel {kernel.contract.name} holds {', '.join('tf.' + n for n in odd)} values, which "
                            "tensorfrost's HLSL code generation does not spell (it spells tf.float32, tf.int32, "
                            "tf.uint32 and tf.bool1); generate GLSL (tf.glsl_lang) or C++ (tf.cpp_lang) kernels, or "
                            "convert to a 32-bit dtype", node.location if node is not None else None)

@@ -67,7 +67,7 @@ def emit_kernel(kernel: Node) -> KernelShader:
     check_hlsl(kernel)
     names: dict = {}
     slots = make_slots(kernel, names, native_float_add=False)
-    uniforms = kernel.attrs["uniforms"]
+    uniforms = kernel.contract.uniforms
     lang = HlslLang(slots, len(uniforms))
     head, body = emit_body(kernel, lang, names)
     size = local_size(kernel)

@@ -22,13 +22,13 @@ int tf_clamp_index(int i, int n) { return clamp(i, 0, max(n - 1, 0)); }
 
 uint tf_uabs(int a) { return a < 0 ? 0u - uint(a) : uint(a); }
 
-float tf_div(float a, float b) { return a / b; }
-int tf_div(int a, int b) {
+float tf_div_f32(float a, float b) { return a / b; }
+int tf_div_i32(int a, int b) {
     if (b == 0) return 0;
     int q = int(tf_uabs(a) / tf_uabs(b));
     return (a < 0) != (b < 0) ? -q : q;
 }
-uint tf_div(uint a, uint b) { return b == 0u ? 0u : a / b; }
+uint tf_div_u32(uint a, uint b) { return b == 0u ? 0u : a / b; }
 
 // floor(log2(v)) of a finite v > 0, from its bits (frexp may flush a subnormal)
 int tf_exponent(float v) {
@@ -38,7 +38,7 @@ int tf_exponent(float v) {
 
 // C's fmod, exact: subtract |b| * 2^k for k from the exponent gap down (each step is exact:
 // |b| * 2^k is scaled up by exact multiplies and halved, subnormal |b| too)
-float tf_mod(float a, float b) {
+float tf_mod_f32(float a, float b) {
     precise float x = abs(a);
     precise float t = abs(b);
     if (isinf(x) || t == 0.0 || tf_isnan(a) || tf_isnan(b)) return TF_NAN;
@@ -52,86 +52,86 @@ float tf_mod(float a, float b) {
     }
     return floatBitsToInt(a) < 0 ? -x : x;
 }
-int tf_mod(int a, int b) {
+int tf_mod_i32(int a, int b) {
     if (b == 0) return 0;
     int r = int(tf_uabs(a) % tf_uabs(b));
     return a < 0 ? -r : r;
 }
-uint tf_mod(uint a, uint b) { return b == 0u ? 0u : a % b; }
+uint tf_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 // numpy's floor_divide: the quotient of a - fmod(a, b) (exact), one less where the remainder's
 // sign differs from b's, rounded to the nearest integer; x // 0 is x / 0.
-float tf_floordiv(float a, float b) {
+float tf_floordiv_f32(float a, float b) {
     if (b == 0.0) return a / b;
-    float m = tf_mod(a, b);
+    float m = tf_mod_f32(a, b);
     float d = (a - m) / b;
     if (m != 0.0 && (b < 0.0) != (m < 0.0)) d -= 1.0;
     if (d == 0.0) return uintBitsToFloat(floatBitsToUint(a / b) & 0x80000000u);  // a signed zero
     float f = floor(d);
     return d - f > 0.5 ? f + 1.0 : f;
 }
-int tf_floordiv(int a, int b) {
-    int q = tf_div(a, b);
-    return (b != 0 && tf_mod(a, b) != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+int tf_floordiv_i32(int a, int b) {
+    int q = tf_div_i32(a, b);
+    return (b != 0 && tf_mod_i32(a, b) != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
-uint tf_floordiv(uint a, uint b) { return b == 0u ? 0u : a / b; }
+uint tf_floordiv_u32(uint a, uint b) { return b == 0u ? 0u : a / b; }
 
-float tf_min(float a, float b) { return (a < b || tf_isnan(a)) ? a : b; }
-int tf_min(int a, int b) { return min(a, b); }
-uint tf_min(uint a, uint b) { return min(a, b); }
+float tf_min_f32(float a, float b) { return (a < b || tf_isnan(a)) ? a : b; }
+int tf_min_i32(int a, int b) { return min(a, b); }
+uint tf_min_u32(uint a, uint b) { return min(a, b); }
 
-float tf_max(float a, float b) { return (a > b || tf_isnan(a)) ? a : b; }
-int tf_max(int a, int b) { return max(a, b); }
-uint tf_max(uint a, uint b) { return max(a, b); }
-bool tf_min(bool a, bool b) { return a && b; }
-bool tf_max(bool a, bool b) { return a || b; }
+float tf_max_f32(float a, float b) { return (a > b || tf_isnan(a)) ? a : b; }
+int tf_max_i32(int a, int b) { return max(a, b); }
+uint tf_max_u32(uint a, uint b) { return max(a, b); }
+bool tf_min_b(bool a, bool b) { return a && b; }
+bool tf_max_b(bool a, bool b) { return a || b; }
 
-float tf_clamp(float x, float lo, float hi) { return tf_min(tf_max(x, lo), hi); }
-int tf_clamp(int x, int lo, int hi) { return tf_min(tf_max(x, lo), hi); }
-uint tf_clamp(uint x, uint lo, uint hi) { return tf_min(tf_max(x, lo), hi); }
-bool tf_clamp(bool x, bool lo, bool hi) { return tf_min(tf_max(x, lo), hi); }
+float tf_clamp_f32(float x, float lo, float hi) { return tf_min_f32(tf_max_f32(x, lo), hi); }
+int tf_clamp_i32(int x, int lo, int hi) { return tf_min_i32(tf_max_i32(x, lo), hi); }
+uint tf_clamp_u32(uint x, uint lo, uint hi) { return tf_min_u32(tf_max_u32(x, lo), hi); }
+bool tf_clamp_b(bool x, bool lo, bool hi) { return tf_min_b(tf_max_b(x, lo), hi); }
 
-float tf_abs(float a) { return abs(a); }
-int tf_abs(int a) { return a < 0 ? -a : a; }
-uint tf_abs(uint a) { return a; }
+float tf_abs_f32(float a) { return abs(a); }
+int tf_abs_i32(int a) { return a < 0 ? -a : a; }
+uint tf_abs_u32(uint a) { return a; }
 
-float tf_sign(float a) { return a > 0.0 ? 1.0 : (a < 0.0 ? -1.0 : a); }
-int tf_sign(int a) { return sign(a); }
-uint tf_sign(uint a) { return a > 0u ? 1u : 0u; }
+float tf_sign_f32(float a) { return a > 0.0 ? 1.0 : (a < 0.0 ? -1.0 : a); }
+int tf_sign_i32(int a) { return sign(a); }
+uint tf_sign_u32(uint a) { return a > 0u ? 1u : 0u; }
 
-bool tf_and(bool a, bool b) { return a && b; }
-int tf_and(int a, int b) { return a & b; }
-uint tf_and(uint a, uint b) { return a & b; }
+bool tf_and_b(bool a, bool b) { return a && b; }
+int tf_and_i32(int a, int b) { return a & b; }
+uint tf_and_u32(uint a, uint b) { return a & b; }
 
-bool tf_or(bool a, bool b) { return a || b; }
-int tf_or(int a, int b) { return a | b; }
-uint tf_or(uint a, uint b) { return a | b; }
+bool tf_or_b(bool a, bool b) { return a || b; }
+int tf_or_i32(int a, int b) { return a | b; }
+uint tf_or_u32(uint a, uint b) { return a | b; }
 
-bool tf_xor(bool a, bool b) { return a != b; }
-int tf_xor(int a, int b) { return a ^ b; }
-uint tf_xor(uint a, uint b) { return a ^ b; }
+bool tf_xor_b(bool a, bool b) { return a != b; }
+int tf_xor_i32(int a, int b) { return a ^ b; }
+uint tf_xor_u32(uint a, uint b) { return a ^ b; }
 
-bool tf_not(bool a) { return !a; }
-int tf_not(int a) { return ~a; }
-uint tf_not(uint a) { return ~a; }
+bool tf_not_b(bool a) { return !a; }
+int tf_not_i32(int a) { return ~a; }
+uint tf_not_u32(uint a) { return ~a; }
 
-int tf_shl(int a, int b) { return int(uint(a) << uint(b & 31)); }
-uint tf_shl(uint a, uint b) { return a << (b & 31u); }
+int tf_shl_i32(int a, int b) { return int(uint(a) << uint(b & 31)); }
+uint tf_shl_u32(uint a, uint b) { return a << (b & 31u); }
 
-int tf_shr(int a, int b) { return a >> (b & 31); }
-uint tf_shr(uint a, uint b) { return a >> (b & 31u); }
+int tf_shr_i32(int a, int b) { return a >> (b & 31); }
+uint tf_shr_u32(uint a, uint b) { return a >> (b & 31u); }
 
 uint tf_reversebits(uint v) { return bitfieldReverse(v); }
 
-float tf_floor(float a) { return floor(a); }
+float tf_floor_f32(float a) { return floor(a); }
 
-float tf_ceil(float a) { return ceil(a); }
+float tf_ceil_f32(float a) { return ceil(a); }
 
-float tf_round(float a) { return roundEven(a); }
+float tf_round_f32(float a) { return roundEven(a); }
 
-float tf_trunc(float a) { return trunc(a); }
+float tf_trunc_f32(float a) { return trunc(a); }
 
-float tf_frac(float a) { return a - floor(a); }
+float tf_frac_f32(float a) { return a - floor(a); }
 
 // exp(hi + lo) with Cody-Waite range reduction (drivers' exp(x) = exp2(x * log2(e)) loses
 // digits: 64 ulp near |x| = 88 on llvmpipe) and Cephes' expf polynomial, within 2 ulp; no
@@ -151,28 +151,28 @@ float tf_exp_df(float hi, float lo) {
     return tf_isnan(hi) ? hi : y;
 }
 
-float tf_exp(float a) { return tf_exp_df(a, 0.0); }
+float tf_exp_f32(float a) { return tf_exp_df(a, 0.0); }
 
-float tf_exp2(float a) { return exp2(a); }
+float tf_exp2_f32(float a) { return exp2(a); }
 
-float tf_log(float a) { return a < 0.0 || tf_isnan(a) ? TF_NAN : (a == 0.0 ? -TF_INF : log(a)); }
+float tf_log_f32(float a) { return a < 0.0 || tf_isnan(a) ? TF_NAN : (a == 0.0 ? -TF_INF : log(a)); }
 
-float tf_log2(float a) { return a < 0.0 || tf_isnan(a) ? TF_NAN : (a == 0.0 ? -TF_INF : log2(a)); }
+float tf_log2_f32(float a) { return a < 0.0 || tf_isnan(a) ? TF_NAN : (a == 0.0 ? -TF_INF : log2(a)); }
 
-float tf_sqrt(float a) { return a < 0.0 ? TF_NAN : sqrt(a); }
+float tf_sqrt_f32(float a) { return a < 0.0 ? TF_NAN : sqrt(a); }
 
-float tf_rsqrt(float a) { return 1.0 / tf_sqrt(a); }
+float tf_rsqrt_f32(float a) { return 1.0 / tf_sqrt_f32(a); }
 
-float tf_rcp(float a) { return 1.0 / a; }
+float tf_rcp_f32(float a) { return 1.0 / a; }
 
-float tf_sin(float a) { return sin(a); }
+float tf_sin_f32(float a) { return sin(a); }
 
-float tf_cos(float a) { return cos(a); }
+float tf_cos_f32(float a) { return cos(a); }
 
-float tf_tan(float a) { return tan(a); }
+float tf_tan_f32(float a) { return tan(a); }
 
 // asin, acos, atan: Cephes' single precision polynomials (drivers may be far less exact)
-float tf_asin(float a) {
+float tf_asin_f32(float a) {
     float x = abs(a);
     if (!(x <= 1.0)) return TF_NAN;
     bool big = x > 0.5;
@@ -184,14 +184,14 @@ float tf_asin(float a) {
     return a < 0.0 ? -r : r;
 }
 
-float tf_acos(float a) {
+float tf_acos_f32(float a) {
     if (!(abs(a) <= 1.0)) return TF_NAN;
-    if (a < -0.5) return 3.14159265359 - 2.0 * tf_asin(sqrt(0.5 * (1.0 + a)));
-    if (a > 0.5) return 2.0 * tf_asin(sqrt(0.5 * (1.0 - a)));
-    return 1.57079632679 - tf_asin(a);
+    if (a < -0.5) return 3.14159265359 - 2.0 * tf_asin_f32(sqrt(0.5 * (1.0 + a)));
+    if (a > 0.5) return 2.0 * tf_asin_f32(sqrt(0.5 * (1.0 - a)));
+    return 1.57079632679 - tf_asin_f32(a);
 }
 
-float tf_atan(float a) {
+float tf_atan_f32(float a) {
     float x = abs(a);
     float base = 0.0;
     if (x > 2.414213562373095) { base = 1.57079632679; x = -1.0 / x; }
@@ -203,27 +203,27 @@ float tf_atan(float a) {
 }
 
 // sinh and cosh from exp(|x| / 2), squared, so that they overflow only where they should
-float tf_sinh(float a) {
+float tf_sinh_f32(float a) {
     float x = abs(a);
     float r;
     if (x < 0.5) {
         float z = x * x;
         r = fma(z * (1.0 / 6.0 + z * (1.0 / 120.0 + z * (1.0 / 5040.0))), x, x);
     } else {
-        float e = tf_exp(0.5 * x);
+        float e = tf_exp_f32(0.5 * x);
         r = (0.5 * e) * e - 0.5 / (e * e);
     }
     return tf_isnan(a) ? a : (a < 0.0 ? -r : r);
 }
 
-float tf_cosh(float a) {
-    float e = tf_exp(0.5 * abs(a));
+float tf_cosh_f32(float a) {
+    float e = tf_exp_f32(0.5 * abs(a));
     return tf_isnan(a) ? a : (0.5 * e) * e + 0.5 / (e * e);
 }
 
 // tanh from exp(-2|x|), which never overflows; near 0, where 1 - exp(-2|x|) would cancel
 // (x = 1e-3 lost 4 digits), its Taylor series, good to 1e-9 relative below 0.125
-float tf_tanh(float a) {
+float tf_tanh_f32(float a) {
     float x = abs(a);
     float r;
     if (x < 0.125) {
@@ -262,7 +262,7 @@ bool tf_odd_integer(float b) { return abs(b) < 16777216.0 && b == trunc(b) && ab
 
 // pow as C / numpy define it, also where GLSL's pow is undefined (x <= 0); b * log(x) is
 // formed in double-float so that large results keep their digits
-float tf_pow(float a, float b) {
+float tf_pow_f32(float a, float b) {
     if (b == 0.0 || a == 1.0) return 1.0;
     if (tf_isnan(a) || tf_isnan(b)) return TF_NAN;
     float x = abs(a);
@@ -281,7 +281,7 @@ float tf_pow(float a, float b) {
 }
 
 // atan2(y, x) with numpy's results for zeros and infinities
-float tf_atan2(float a, float b) {
+float tf_atan2_f32(float a, float b) {
     if (tf_isnan(a) || tf_isnan(b)) return TF_NAN;
     bool negative_a = floatBitsToInt(a) < 0;
     float r;
@@ -289,62 +289,62 @@ float tf_atan2(float a, float b) {
     else if (b == 0.0) r = 1.57079632679;
     else if (isinf(a) && isinf(b)) r = b > 0.0 ? 0.785398163397 : 2.35619449019;
     else {
-        r = tf_atan(abs(a / b));
+        r = tf_atan_f32(abs(a / b));
         if (b < 0.0) r = 3.14159265359 - r;
     }
     return negative_a ? -r : r;
 }
 
-float tf_lerp(float a, float b, float t) { return a + (b - a) * t; }
+float tf_lerp_f32(float a, float b, float t) { return a + (b - a) * t; }
 
-float tf_smoothstep(float e0, float e1, float x) {
-    float t = tf_clamp((x - e0) / (e1 - e0), 0.0, 1.0);
+float tf_smoothstep_f32(float e0, float e1, float x) {
+    float t = tf_clamp_f32((x - e0) / (e1 - e0), 0.0, 1.0);
     return t * t * (3.0 - 2.0 * t);
 }
 
-float tf_fma(float a, float b, float c) { return a * b + c; }
-int tf_fma(int a, int b, int c) { return a * b + c; }
-uint tf_fma(uint a, uint b, uint c) { return a * b + c; }
+float tf_fma_f32(float a, float b, float c) { return a * b + c; }
+int tf_fma_i32(int a, int b, int c) { return a * b + c; }
+uint tf_fma_u32(uint a, uint b, uint c) { return a * b + c; }
 
-float tf_to_float(float a) { return a; }
-float tf_to_float(int a) { return float(a); }
-float tf_to_float(uint a) { return float(a); }
-float tf_to_float(bool a) { return a ? 1.0 : 0.0; }
+float tf_to_float_f32(float a) { return a; }
+float tf_to_float_i32(int a) { return float(a); }
+float tf_to_float_u32(uint a) { return float(a); }
+float tf_to_float_b(bool a) { return a ? 1.0 : 0.0; }
 
 // out-of-range floats give INT32_MIN, as numpy does on x86
-int tf_to_int(float a) { return (a >= -2147483648.0 && a < 2147483648.0) ? int(a) : int(0x80000000u); }
-int tf_to_int(int a) { return a; }
-int tf_to_int(uint a) { return int(a); }
-int tf_to_int(bool a) { return a ? 1 : 0; }
+int tf_to_int_f32(float a) { return (a >= -2147483648.0 && a < 2147483648.0) ? int(a) : int(0x80000000u); }
+int tf_to_int_i32(int a) { return a; }
+int tf_to_int_u32(uint a) { return int(a); }
+int tf_to_int_b(bool a) { return a ? 1 : 0; }
 
 // floats truncate, then wrap modulo 2^32 (through int64 on the CPU); outside int64 and
 // non-finite give 0
-uint tf_to_uint(float a) {
+uint tf_to_uint_f32(float a) {
     float t = trunc(abs(a));
     if (!(t < 9223372036854775808.0)) return 0u;
     uint u = uint(t - floor(t / 4294967296.0) * 4294967296.0);
     return a < 0.0 ? 0u - u : u;
 }
-uint tf_to_uint(int a) { return uint(a); }
-uint tf_to_uint(uint a) { return a; }
-uint tf_to_uint(bool a) { return a ? 1u : 0u; }
+uint tf_to_uint_i32(int a) { return uint(a); }
+uint tf_to_uint_u32(uint a) { return a; }
+uint tf_to_uint_b(bool a) { return a ? 1u : 0u; }
 
-bool tf_to_bool(float a) { return a != 0.0; }
-bool tf_to_bool(int a) { return a != 0; }
-bool tf_to_bool(uint a) { return a != 0u; }
-bool tf_to_bool(bool a) { return a; }
+bool tf_to_bool_f32(float a) { return a != 0.0; }
+bool tf_to_bool_i32(int a) { return a != 0; }
+bool tf_to_bool_u32(uint a) { return a != 0u; }
+bool tf_to_bool_b(bool a) { return a; }
 
-float tf_asfloat(float a) { return a; }
-float tf_asfloat(int a) { return intBitsToFloat(a); }
-float tf_asfloat(uint a) { return uintBitsToFloat(a); }
+float tf_asfloat_f32(float a) { return a; }
+float tf_asfloat_i32(int a) { return intBitsToFloat(a); }
+float tf_asfloat_u32(uint a) { return uintBitsToFloat(a); }
 
-int tf_asint(float a) { return floatBitsToInt(a); }
-int tf_asint(int a) { return a; }
-int tf_asint(uint a) { return int(a); }
+int tf_asint_f32(float a) { return floatBitsToInt(a); }
+int tf_asint_i32(int a) { return a; }
+int tf_asint_u32(uint a) { return int(a); }
 
-uint tf_asuint(float a) { return floatBitsToUint(a); }
-uint tf_asuint(int a) { return uint(a); }
-uint tf_asuint(uint a) { return a; }
+uint tf_asuint_f32(float a) { return floatBitsToUint(a); }
+uint tf_asuint_i32(int a) { return uint(a); }
+uint tf_asuint_u32(uint a) { return a; }
 
 uint tf_pcg(uint v) {
     uint state = v * 747796405u + 2891336453u;
@@ -354,9 +354,9 @@ uint tf_pcg(uint v) {
 
 float tf_pcgf(uint v) { return float(tf_pcg(v) >> 8) * (1.0 / 16777216.0); }
 
-float tf_add(float a, float b) { return a + b; }
-int tf_add(int a, int b) { return a + b; }
-uint tf_add(uint a, uint b) { return a + b; }
+float tf_add_f32(float a, float b) { return a + b; }
+int tf_add_i32(int a, int b) { return a + b; }
+uint tf_add_u32(uint a, uint b) { return a + b; }
 
 // Atomic read-modify-write of a 32-bit word with compare-and-swap: `combine` runs on the
 // decoded values, so float add / min / max are exact for negative values and NaN too.

@@ -54,35 +54,35 @@ float tf_i32_to_f32_odd(int a) {
 }
 
 // -- conversions to 16-bit floats and to 8- and 16-bit ints (as int32 / uint32, then wrapped)
-float tf_to_float16(float a) { return tf_round_float16(a); }
-float tf_to_float16(int a) { return tf_round_float16(tf_i32_to_f32_odd(a)); }
-float tf_to_float16(uint a) { return tf_round_float16(tf_u32_to_f32_odd(a)); }
-float tf_to_float16(bool a) { return a ? 1.0 : 0.0; }
+float tf_to_float16_f32(float a) { return tf_round_float16(a); }
+float tf_to_float16_i32(int a) { return tf_round_float16(tf_i32_to_f32_odd(a)); }
+float tf_to_float16_u32(uint a) { return tf_round_float16(tf_u32_to_f32_odd(a)); }
+float tf_to_float16_b(bool a) { return a ? 1.0 : 0.0; }
 
-float tf_to_bfloat16(float a) { return tf_round_bfloat16(a); }
-float tf_to_bfloat16(int a) { return tf_round_bfloat16(tf_i32_to_f32_odd(a)); }
-float tf_to_bfloat16(uint a) { return tf_round_bfloat16(tf_u32_to_f32_odd(a)); }
-float tf_to_bfloat16(bool a) { return a ? 1.0 : 0.0; }
+float tf_to_bfloat16_f32(float a) { return tf_round_bfloat16(a); }
+float tf_to_bfloat16_i32(int a) { return tf_round_bfloat16(tf_i32_to_f32_odd(a)); }
+float tf_to_bfloat16_u32(uint a) { return tf_round_bfloat16(tf_u32_to_f32_odd(a)); }
+float tf_to_bfloat16_b(bool a) { return a ? 1.0 : 0.0; }
 
-int tf_to_int8(float a) { return bitfieldExtract(tf_to_int(a), 0, 8); }
-int tf_to_int8(int a) { return bitfieldExtract(a, 0, 8); }
-int tf_to_int8(uint a) { return bitfieldExtract(int(a), 0, 8); }
-int tf_to_int8(bool a) { return a ? 1 : 0; }
+int tf_to_int8_f32(float a) { return bitfieldExtract(tf_to_int_f32(a), 0, 8); }
+int tf_to_int8_i32(int a) { return bitfieldExtract(a, 0, 8); }
+int tf_to_int8_u32(uint a) { return bitfieldExtract(int(a), 0, 8); }
+int tf_to_int8_b(bool a) { return a ? 1 : 0; }
 
-int tf_to_int16(float a) { return bitfieldExtract(tf_to_int(a), 0, 16); }
-int tf_to_int16(int a) { return bitfieldExtract(a, 0, 16); }
-int tf_to_int16(uint a) { return bitfieldExtract(int(a), 0, 16); }
-int tf_to_int16(bool a) { return a ? 1 : 0; }
+int tf_to_int16_f32(float a) { return bitfieldExtract(tf_to_int_f32(a), 0, 16); }
+int tf_to_int16_i32(int a) { return bitfieldExtract(a, 0, 16); }
+int tf_to_int16_u32(uint a) { return bitfieldExtract(int(a), 0, 16); }
+int tf_to_int16_b(bool a) { return a ? 1 : 0; }
 
-uint tf_to_uint8(float a) { return bitfieldExtract(tf_to_uint(a), 0, 8); }
-uint tf_to_uint8(int a) { return bitfieldExtract(uint(a), 0, 8); }
-uint tf_to_uint8(uint a) { return bitfieldExtract(a, 0, 8); }
-uint tf_to_uint8(bool a) { return a ? 1u : 0u; }
+uint tf_to_uint8_f32(float a) { return bitfieldExtract(tf_to_uint_f32(a), 0, 8); }
+uint tf_to_uint8_i32(int a) { return bitfieldExtract(uint(a), 0, 8); }
+uint tf_to_uint8_u32(uint a) { return bitfieldExtract(a, 0, 8); }
+uint tf_to_uint8_b(bool a) { return a ? 1u : 0u; }
 
-uint tf_to_uint16(float a) { return bitfieldExtract(tf_to_uint(a), 0, 16); }
-uint tf_to_uint16(int a) { return bitfieldExtract(uint(a), 0, 16); }
-uint tf_to_uint16(uint a) { return bitfieldExtract(a, 0, 16); }
-uint tf_to_uint16(bool a) { return a ? 1u : 0u; }
+uint tf_to_uint16_f32(float a) { return bitfieldExtract(tf_to_uint_f32(a), 0, 16); }
+uint tf_to_uint16_i32(int a) { return bitfieldExtract(uint(a), 0, 16); }
+uint tf_to_uint16_u32(uint a) { return bitfieldExtract(a, 0, 16); }
+uint tf_to_uint16_b(bool a) { return a ? 1u : 0u; }
 
 // Elements of 8 or 16 bits packed in 32-bit words: element i of an 8-bit tensor is byte i % 4
 // of word i / 4. A store replaces its bits with compare-and-swap, so that threads storing

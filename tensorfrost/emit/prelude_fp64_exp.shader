@@ -38,12 +38,12 @@ double tf_exp_kernel(double hi, double lo, int k) {
     return tf_scalbn(y, k);
 }
 
-double tf_exp(double x) {
+double tf_exp_f64(double x) {
     uint hx = tf_high(x);
     int xsb = int(hx >> 31);
     hx &= 0x7FFFFFFFu;
     if (hx >= 0x40862E42u) {
-        if (hx >= 0x7FF00000u) return tf_isnan(x) ? x : (xsb == 0 ? x : 0.0lf);
+        if (hx >= 0x7FF00000u) return tf_isnan_f64(x) ? x : (xsb == 0 ? x : 0.0lf);
         if (x > 7.09782712893383973096e+02lf) return TF_INF64;
         if (x < -7.45133219101941108420e+02lf) return 0.0lf;
     }
@@ -70,8 +70,8 @@ double tf_exp(double x) {
     return tf_exp_kernel(hi, lo, k);
 }
 
-double tf_exp2(double x) {
-    if (tf_isnan(x)) return x;
+double tf_exp2_f64(double x) {
+    if (tf_isnan_f64(x)) return x;
     if (x >= 1024.0lf) return TF_INF64;
     if (x <= -1075.0lf) return 0.0lf;
     precise double k = roundEven(x);
@@ -87,7 +87,7 @@ double tf_expm1(double x) {
     hx &= 0x7FFFFFFFu;
     if (hx >= 0x4043687Au) {  // |x| >= 56 ln2
         if (hx >= 0x40862E42u) {
-            if (hx >= 0x7FF00000u) return tf_isnan(x) ? x : (negative ? -1.0lf : x);
+            if (hx >= 0x7FF00000u) return tf_isnan_f64(x) ? x : (negative ? -1.0lf : x);
             if (x > 7.09782712893383973096e+02lf) return TF_INF64;
         }
         if (negative) return -1.0lf;
@@ -180,8 +180,8 @@ double tf_log1p_kernel(double f) {
     return r;
 }
 
-double tf_log(double x) {
-    if (tf_isnan(x) || x < 0.0lf) return TF_NAN64;
+double tf_log_f64(double x) {
+    if (tf_isnan_f64(x) || x < 0.0lf) return TF_NAN64;
     if (x == 0.0lf) return -TF_INF64;
     if (tf_isinf(x)) return x;
     int k;
@@ -193,8 +193,8 @@ double tf_log(double x) {
     return y;
 }
 
-double tf_log2(double x) {
-    if (tf_isnan(x) || x < 0.0lf) return TF_NAN64;
+double tf_log2_f64(double x) {
+    if (tf_isnan_f64(x) || x < 0.0lf) return TF_NAN64;
     if (x == 0.0lf) return -TF_INF64;
     if (tf_isinf(x)) return x;
     int k;
@@ -213,7 +213,7 @@ double tf_log2(double x) {
 }
 
 // pow as C defines it (e_pow.c): log2(|x|) in two pieces, y * log2(|x|) = n + y', 2^n * 2^y'
-double tf_pow(double x, double y) {
+double tf_pow_f64(double x, double y) {
     uvec2 wx = unpackDouble2x32(x);
     uvec2 wy = unpackDouble2x32(y);
     int hx = int(wx.y), hy = int(wy.y);
@@ -221,7 +221,7 @@ double tf_pow(double x, double y) {
     int ix = hx & 0x7FFFFFFF, iy = hy & 0x7FFFFFFF;
     if ((uint(iy) | ly) == 0u) return 1.0lf;
     if (hx == 0x3FF00000 && lx == 0u) return 1.0lf;
-    if (tf_isnan(x) || tf_isnan(y)) return TF_NAN64;
+    if (tf_isnan_f64(x) || tf_isnan_f64(y)) return TF_NAN64;
     int yisint = 0;  // 0: y is no integer, 1: an odd one, 2: an even one
     if (hx < 0) {
         if (iy >= 0x43400000) yisint = 2;
@@ -362,7 +362,7 @@ double tf_pow(double x, double y) {
 }
 
 // sinh, cosh, tanh (e_sinh.c, e_cosh.c, s_tanh.c), from expm1 and exp
-double tf_sinh(double x) {
+double tf_sinh_f64(double x) {
     uint jx = tf_high(x);
     uint ix = jx & 0x7FFFFFFFu;
     if (ix >= 0x7FF00000u) return x;
@@ -375,9 +375,9 @@ double tf_sinh(double x) {
         else r = h * (t + t / (t + 1.0lf));
         return r;
     }
-    if (ix < 0x40862E42u) { r = h * tf_exp(abs(x)); return r; }
+    if (ix < 0x40862E42u) { r = h * tf_exp_f64(abs(x)); return r; }
     if (ix < 0x408633CEu || (ix == 0x408633CEu && tf_low(x) <= 0x8FB9F87Du)) {
-        precise double w = tf_exp(0.5lf * abs(x));
+        precise double w = tf_exp_f64(0.5lf * abs(x));
         precise double t = h * w;
         r = t * w;
         return r;
@@ -385,7 +385,7 @@ double tf_sinh(double x) {
     return (jx >> 31) != 0u ? -TF_INF64 : TF_INF64;
 }
 
-double tf_cosh(double x) {
+double tf_cosh_f64(double x) {
     uint ix = tf_high(x) & 0x7FFFFFFFu;
     if (ix >= 0x7FF00000u) return abs(x);
     precise double r;
@@ -397,13 +397,13 @@ double tf_cosh(double x) {
         return r;
     }
     if (ix < 0x40360000u) {
-        precise double t = tf_exp(abs(x));
+        precise double t = tf_exp_f64(abs(x));
         r = 0.5lf * t + 0.5lf / t;
         return r;
     }
-    if (ix < 0x40862E42u) { r = 0.5lf * tf_exp(abs(x)); return r; }
+    if (ix < 0x40862E42u) { r = 0.5lf * tf_exp_f64(abs(x)); return r; }
     if (ix < 0x408633CEu || (ix == 0x408633CEu && tf_low(x) <= 0x8FB9F87Du)) {
-        precise double w = tf_exp(0.5lf * abs(x));
+        precise double w = tf_exp_f64(0.5lf * abs(x));
         precise double t = 0.5lf * w;
         r = t * w;
         return r;
@@ -411,10 +411,10 @@ double tf_cosh(double x) {
     return TF_INF64;
 }
 
-double tf_tanh(double x) {
+double tf_tanh_f64(double x) {
     uint jx = tf_high(x);
     uint ix = jx & 0x7FFFFFFFu;
-    if (ix >= 0x7FF00000u) return tf_isnan(x) ? x : ((jx >> 31) != 0u ? -1.0lf : 1.0lf);
+    if (ix >= 0x7FF00000u) return tf_isnan_f64(x) ? x : ((jx >> 31) != 0u ? -1.0lf : 1.0lf);
     precise double z;
     if (ix < 0x40360000u) {  // |x| < 22
         if (ix < 0x3E300000u) return x;

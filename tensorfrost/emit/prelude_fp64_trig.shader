@@ -232,7 +232,7 @@ int tf_rem_pio2(double x, out double y0, out double y1) {
     return negative ? -n : n;
 }
 
-double tf_sin(double x) {
+double tf_sin_f64(double x) {
     uint ix = tf_high(x) & 0x7FFFFFFFu;
     if (ix <= 0x3FE921FBu) return ix < 0x3E500000u ? x : tf_kernel_sin(x, 0.0lf, 0);
     if (ix >= 0x7FF00000u) return TF_NAN64;
@@ -244,7 +244,7 @@ double tf_sin(double x) {
     return -tf_kernel_cos(y0, y1);
 }
 
-double tf_cos(double x) {
+double tf_cos_f64(double x) {
     uint ix = tf_high(x) & 0x7FFFFFFFu;
     if (ix <= 0x3FE921FBu) return ix < 0x3E46A09Eu ? 1.0lf : tf_kernel_cos(x, 0.0lf);
     if (ix >= 0x7FF00000u) return TF_NAN64;
@@ -256,7 +256,7 @@ double tf_cos(double x) {
     return tf_kernel_sin(y0, y1, 1);
 }
 
-double tf_tan(double x) {
+double tf_tan_f64(double x) {
     uint ix = tf_high(x) & 0x7FFFFFFFu;
     if (ix <= 0x3FE921FBu) return ix < 0x3E400000u ? x : tf_kernel_tan(x, 0.0lf, 1);
     if (ix >= 0x7FF00000u) return TF_NAN64;
@@ -266,11 +266,11 @@ double tf_tan(double x) {
 }
 
 // atan (s_atan.c): reduced to [0, 7/16] around atan(1/2), atan(1), atan(3/2), atan(inf)
-double tf_atan(double x) {
+double tf_atan_f64(double x) {
     int hx = int(tf_high(x));
     int ix = hx & 0x7FFFFFFF;
     if (ix >= 0x44100000) {  // |x| >= 2^66
-        if (tf_isnan(x)) return x;
+        if (tf_isnan_f64(x)) return x;
         return hx > 0 ? 1.57079632679489655800e+00lf : -1.57079632679489655800e+00lf;
     }
     int id = -1;
@@ -304,13 +304,13 @@ double tf_atan(double x) {
 }
 
 // atan2(y, x) (e_atan2.c)
-double tf_atan2(double y, double x) {
-    if (tf_isnan(x) || tf_isnan(y)) return TF_NAN64;
+double tf_atan2_f64(double y, double x) {
+    if (tf_isnan_f64(x) || tf_isnan_f64(y)) return TF_NAN64;
     uvec2 wx = unpackDouble2x32(x);
     uvec2 wy = unpackDouble2x32(y);
     int hx = int(wx.y), hy = int(wy.y);
     int ix = hx & 0x7FFFFFFF, iy = hy & 0x7FFFFFFF;
-    if (hx == 0x3FF00000 && wx.x == 0u) return tf_atan(y);
+    if (hx == 0x3FF00000 && wx.x == 0u) return tf_atan_f64(y);
     int m = int(wy.y >> 31) | int((wx.y >> 31) << 1);  // 2 * sign(x) + sign(y)
     const double pi = 3.1415926535897931160E+00lf, pi_lo = 1.2246467991473531772E-16lf;
     const double pi_o_2 = 1.5707963267948965580E+00lf, pi_o_4 = 7.8539816339744827900E-01lf;
@@ -325,7 +325,7 @@ double tf_atan2(double y, double x) {
     precise double z;
     if (k > 60) { z = pi_o_2 + 0.5lf * pi_lo; m &= 1; }
     else if (hx < 0 && k < -60) z = 0.0lf;
-    else z = tf_atan(abs(y / x));
+    else z = tf_atan_f64(abs(y / x));
     precise double r;
     if (m == 0) r = z;
     else if (m == 1) r = -z;
@@ -344,7 +344,7 @@ double tf_asin_ratio(double t) {
     return r;
 }
 
-double tf_asin(double x) {
+double tf_asin_f64(double x) {
     int hx = int(tf_high(x));
     int ix = hx & 0x7FFFFFFF;
     const double pio2_hi = 1.57079632679489655800e+00lf, pio2_lo = 6.12323399573676603587e-17lf;
@@ -378,7 +378,7 @@ double tf_asin(double x) {
     return hx > 0 ? t : -t;
 }
 
-double tf_acos(double x) {
+double tf_acos_f64(double x) {
     int hx = int(tf_high(x));
     int ix = hx & 0x7FFFFFFF;
     const double pi = 3.14159265358979311600e+00lf;

@@ -37,6 +37,7 @@ from ..ir import dtypes as dt
 from ..ir.errors import warning_level
 from ..ir.node import Node, walk
 from ..ir.ops import SELECT, SET
+from ..ir.ops_math import value_code
 from ..opt.analysis import set_variables
 from ..opt.fission import SHADER_EXPANDED_OPS, expanded_ops
 from . import features
@@ -208,11 +209,11 @@ class ShaderLang(WordAccess, Lang):
             combine = {"add": "or", "max": "or", "min": "and"}.get(combine, combine)
             return self.native_atomic(combine, word, f"({value} ? 1u : 0u)")
         if dtype.is_float and (slot.as_words or combine != "add"):
-            return (f"TF_ATOMIC_CAS({word}, {value}, tf_{combine}, {self.bits_float}, "
+            return (f"TF_ATOMIC_CAS({word}, {value}, tf_{combine}_{value_code(dtype)}, {self.bits_float}, "
                     f"{self.float_bits})")
         if dtype is dt.int32 and slot.as_words:  # an int in uint words: add and bitwise ops keep the bits
             if combine in ("min", "max"):  # (an unsigned comparison would not)
-                return f"TF_ATOMIC_CAS({word}, {value}, tf_{combine}, {self.bits_int}, {self.int_bits})"
+                return f"TF_ATOMIC_CAS({word}, {value}, tf_{combine}_i32, {self.bits_int}, {self.int_bits})"
             return self.native_atomic(combine, word, f"{self.int_bits}({value})")
         self.native_float_atomics |= dtype.is_float
         return self.native_atomic(combine, word, value)
@@ -281,7 +282,7 @@ class ShaderBody(BodyEmitter):
     def expression(self, node: Node) -> str:
         if node.op.ordered and node.args[0].dtype is dt.bool1:  # shaders order no bools
             args = [f"int({self.value(a)})" for a in node.args]
-            return node.op.spelling(self.lang.name).format(*args)
+            return node.op.spelling(self.lang.name, [dt.int32] * len(args)).format(*args)
         opaque = getattr(self.lang, "opaque_zero", None)
         if node.op is SELECT and node.dtype.is_float and opaque is not None and node.args[0].op.ordered \
                 and set(node.args[0].args) == set(node.args[1:]):
@@ -291,10 +292,6 @@ class ShaderBody(BodyEmitter):
             to_bits, from_bits, words = self.lang.select_bits(node.dtype)
             return f"({c} ? {from_bits}({to_bits}({a}) | {words}(uint({opaque}))) : {b})"
         return super().expression(node)
-
-    def stmt_scatter(self, node: Node) -> None:
-        features.check_atomic(node)
-        super().stmt_scatter(node)
 
     def stmt_set(self, node: Node) -> None:
         target, value = node.args
@@ -314,7 +311,7 @@ def uniform_offsets(kernel: Node) -> list:
     """The first word of each uniform of the kernel in ``tf_u`` (a 64-bit one takes two), and
     after them the count of words they take."""
     offsets, word = [], 0
-    for uniform in kernel.attrs["uniforms"]:
+    for uniform in kernel.contract.uniforms:
         offsets.append(word)
         word += 2 if uniform.dtype.bits == 64 else 1
     return offsets + [word]
@@ -333,7 +330,7 @@ def make_slots(kernel: Node, names: dict, native_float_add: bool, parts: dict | 
     for memory in buffer_order(kernel):
         if used is not None and memory not in used:
             continue
-        written, name = memory in kernel.attrs["written"], local_name(names, memory)
+        written, name = memory in kernel.contract.written, local_name(names, memory)
         if memory in offsets:
             slots.append(Slot(memory, name, None, written, False, 1, offsets[memory]))
             continue
@@ -356,7 +353,7 @@ def uniform_words(kernel: Node, slots: list) -> int:
 def mutable_nodes(kernel: Node) -> set:
     """Variables the kernel sets, and uniforms (a host variable must be read by name, not
     folded as its initial constant)."""
-    return set_variables(walk(kernel.body)) | set(kernel.attrs["uniforms"])
+    return set_variables(walk(kernel.body)) | set(kernel.contract.uniforms)
 
 
 # -- the prelude, cut into blocks so that a kernel carries only what it uses ------------------
@@ -368,13 +365,13 @@ _DEFINES = re.compile(r"^(?:#define\s+(TF_\w+)|\w+\s+(tf_\w+)\s*\()", re.M)
 _USES = re.compile(r"\b(?:tf|TF)_\w+\b")
 
 
-def prelude_blocks(spelling: list) -> list:
+def prelude_blocks(spelling: list, files: tuple = PRELUDE_FILES) -> list:
     """(defined names, text, features) of each blank-line-separated block of the shader prelude
     (written in GLSL), respelled for one language by ``spelling``: (regular expression,
     replacement) pairs applied in order. ``features``: what the block needs of the driver
-    (``features.block_needs``)."""
+    (``features.block_needs``). ``files``: a language's own prelude instead (WGSL's)."""
     text = ""
-    for name in PRELUDE_FILES:
+    for name in files:
         with open(os.path.join(os.path.dirname(__file__), name)) as f:
             text += f.read() + "\n\n"
     for pattern, replacement in spelling:
@@ -406,11 +403,11 @@ class KernelShader:
 
     def __init__(self, kernel: Node, source: str, slots: list, local_size: int):
         self.kernel = kernel
-        self.index = kernel.attrs["index"]
-        self.name = kernel.attrs["name"]
+        self.index = kernel.contract.index
+        self.name = kernel.contract.name
         self.source = source
         self.slots = slots
-        self.uniforms = list(kernel.attrs["uniforms"])
+        self.uniforms = list(kernel.contract.uniforms)
         self.local_size = local_size
         self.rank = kernel.rank
         self.indexed = True  # whether the body reads its grid indices (not only the flat one)
@@ -422,7 +419,7 @@ def emit_body(kernel: Node, lang: ShaderLang, names: dict, keep: set | None = No
     With ``grid2d`` (a kernel of rank >= 2) the dispatch is 3-D: x runs along the last axis,
     y along the one before, z over the rest, so no thread divides to find its row."""
     head = []
-    for uniform, word in zip(kernel.attrs["uniforms"], uniform_offsets(kernel)):
+    for uniform, word in zip(kernel.contract.uniforms, uniform_offsets(kernel)):
         name = local_name(names, uniform)
         head.append("    " + lang.declare(uniform.dtype, name, lang.uniform_word(word, uniform.dtype)))
     rank = kernel.rank
@@ -445,7 +442,7 @@ def _warn_if_large(kernel: Node) -> None:
     within SHADER_EXPANDED_OPS (one loop's body holds more, or the target sets no limit)."""
     count = expanded_ops(kernel)
     if count > 2 * SHADER_EXPANDED_OPS:
-        warnings.warn(f"tensorfrost: kernel {kernel.attrs['name']} holds {count} operations that shader compilers "
+        warnings.warn(f"tensorfrost: kernel {kernel.contract.name} holds {count} operations that shader compilers "
                       f"expand into long code (sin, exp, pow...), more than {SHADER_EXPANDED_OPS} in one place: its "
                       "compile may take minutes (llvmpipe: 22 s for 1,000 sins, growing with their square). Such "
                       "code usually comes from a Python loop unrolled while tracing (a for over Python ints, "
@@ -482,7 +479,7 @@ def _grid_indices(lang: ShaderLang, dims: list) -> list:
 def describe(kernel: Node, slots: list, names: dict) -> list:
     """Comment lines that document a kernel's interface."""
     grid = ", ".join(names.get(d) or str(d.attrs.get("value", d.label)) for d in kernel.shape)
-    lines = [f"kernel {kernel.attrs['name']}: one thread per element of [{grid}]"]
+    lines = [f"kernel {kernel.contract.name}: one thread per element of [{grid}]"]
     for slot in slots:
         access = "read-write" if slot.written else "read-only"
         parts = f" in {slot.parts} parts" if slot.parts > 1 else ""
@@ -491,7 +488,7 @@ def describe(kernel: Node, slots: list, names: dict) -> list:
             and slot.node.dtype.bits != 32 else ""
         where = f"binding {slot.binding}" if slot.offset is None else f"in {ARENA} from word tf_u[{slot.offset}]"
         lines.append(f"{where}: {slot.name} ({dtype}, {access}{parts})")
-    for uniform, word in zip(kernel.attrs["uniforms"], uniform_offsets(kernel)):
+    for uniform, word in zip(kernel.contract.uniforms, uniform_offsets(kernel)):
         words = f"tf_u[{word}..{word + 1}]" if uniform.dtype.bits == 64 else f"tf_u[{word}]"
         lines.append(f"{words}: {names[uniform]} ({uniform.dtype.name})")
     return ["// " + c_comment(line) for line in lines]

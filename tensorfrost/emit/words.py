@@ -20,6 +20,7 @@ the part of a buffer bound in several ranges.
 from __future__ import annotations
 
 from ..ir import dtypes as dt
+from ..ir.ops_math import value_code
 
 _SHIFT = {8: 2, 16: 1}  # log2 of the elements per word
 _PAIR = {dt.float64: ("packDouble2x32({})", "unpackDouble2x32({})"),
@@ -98,7 +99,7 @@ class WordAccess:
 
     def word_atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
         """An atomic of a packed element, or of a 64-bit integer (add and bitwise ones:
-        ``features.check_atomic`` refuses the rest before)."""
+        the target's ``check_atomics`` refuses the rest before)."""
         if dtype.bits == 64:
             return self._wide_atomic(combine, buffer, index, value, dtype)
         word, offset = self._packed_place("tf_e", dtype)
@@ -112,7 +113,8 @@ class WordAccess:
             statement = lambda at: f"{name}({at(0)}, {operand});"  # noqa: E731
         else:
             encode = _ENCODE.get(dtype, "uint")
-            statement = lambda at: (f"TF_ATOMIC_BITS({at(0)}, tf_o, {dtype.bits}, tf_v, tf_{combine}, "  # noqa: E731
+            combined = f"tf_{combine}_{value_code(dtype)}"
+            statement = lambda at: (f"TF_ATOMIC_BITS({at(0)}, tf_o, {dtype.bits}, tf_v, {combined}, "  # noqa: E731
                                     f"tf_get_{dtype.name}, {encode})")
         helper = self._helper(container, f"tf_atomic_{combine}_{dtype.name}", f"int tf_o, {kind} tf_v", statement)
         return f"{{ const int tf_e = {index}; {helper}({word}, {offset}, {value}); }}"

@@ -409,7 +409,7 @@ class _RaceLog:
     def _raise(self, memory, records, place, one, other, elements, which) -> None:
         (*_, code_a, a), (*_, code_b, b) = records[which[one]], records[which[other]]
         index = [int(k) for k in np.unravel_index(place, self.dims[memory])] if self.dims[memory] else []
-        name = self.kernel.attrs.get("name") or self.kernel.label
+        name = self.kernel.contract.name if self.kernel.contract is not None else self.kernel.label
         raise InternalError(
             f"race in kernel '{name}': element {self._element(elements[one])} {self._verb(code_a)} "
             f"{memory.label}{index} ({_describe(a)}), a place that element {self._element(elements[other])} "

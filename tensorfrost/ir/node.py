@@ -3,7 +3,8 @@
 A ``Node`` is one operation. Its ``shape`` is a tuple of dims, each dim a scalar int32
 node, so shapes are symbolic and compiled programs work for any input size. ``args`` are
 the operands (their meaning per op is fixed by the op table), ``attrs`` hold compile-time
-constants, and ``loop``/``if``/``kernel`` nodes own a child ``Scope``.
+constants, and ``loop``/``if``/``kernel`` nodes own a child ``Scope``. A kernel node's
+``contract`` (a ``KernelContract``, set by opt/finalize.py) says what it needs from the host.
 
 Semantics are imperative: nodes run in scope order, and a node that is the target of
 ``set``, ``store`` or a scatter is mutable memory whose reads see earlier writes.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
 from .ops import LOOP
 
@@ -20,7 +22,7 @@ _ids = itertools.count(1)
 
 
 class Node:
-    __slots__ = ("op", "dtype", "shape", "args", "attrs", "body", "scope", "name", "location", "id")
+    __slots__ = ("op", "dtype", "shape", "args", "attrs", "body", "scope", "name", "location", "id", "contract")
 
     def __init__(self, op, dtype, shape, args=(), attrs=None, name=None, location=None):
         self.op = op  # an ops.Op
@@ -33,6 +35,7 @@ class Node:
         self.name = name
         self.location = location
         self.id = next(_ids)
+        self.contract: KernelContract | None = None  # a kernel's, once finalized
 
     @property
     def rank(self) -> int:
@@ -69,6 +72,26 @@ class Node:
     def uses(self, value: Node) -> bool:
         """True if this node or anything in its body takes ``value`` as an argument."""
         return any(value in node.args for node in self.subtree())
+
+
+@dataclass(frozen=True)
+class KernelContract:
+    """What a kernel needs from the host, so that emitters need no analysis: ``index`` (its
+    dispatch order), ``name`` (its identifier in the generated code), ``buffers`` (memory it
+    reads or writes, in first-use order), ``written`` (those of them it writes) and
+    ``uniforms`` (host scalars it reads). Iterate ``buffers``, not ``written``, for an order."""
+
+    index: int
+    name: str
+    buffers: tuple[Node, ...]
+    written: frozenset[Node]
+    uniforms: tuple[Node, ...]
+
+    def remapped(self, mapping: dict[Node, Node]) -> KernelContract:
+        """The same contract over the nodes ``mapping`` replaces (a copied program's)."""
+        return replace(self, buffers=tuple(mapping.get(b, b) for b in self.buffers),
+                       written=frozenset(mapping.get(b, b) for b in self.written),
+                       uniforms=tuple(mapping.get(u, u) for u in self.uniforms))
 
 
 class Scope:
@@ -187,6 +210,8 @@ def clone_program(program: Program) -> Program:
     for old, new in mapping.items():
         new.args = [mapping.get(a, a) for a in old.args]
         new.shape = tuple(mapping.get(d, d) for d in old.shape)
+        if old.contract is not None:
+            new.contract = old.contract.remapped(mapping)
     out.inputs = [mapping[n] for n in program.inputs]
     out.outputs = [mapping[n] for n in program.outputs]
     out.returns_tuple = program.returns_tuple

@@ -81,7 +81,7 @@ _SCATTERS = {
 }
 for _name, (_combine, _ident) in _SCATTERS.items():
     register(Op(_name, MEMORY, None, cost=256.0, pure=False, combine=_combine, identity=_ident, writes=True,
-                atomic=True, emit={"c": "tf_atomic_" + _combine}, api_name="tf.scatter" + _combine.capitalize(),
+                atomic=True, api_name="tf.scatter" + _combine.capitalize(),
                 doc=f"args: memory, value, *indices; atomically combines with {_combine}"))
 
 _REDUCTIONS = {

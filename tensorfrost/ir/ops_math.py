@@ -2,9 +2,12 @@
 
 Each entry's ``ref`` is the numpy reference that defines its exact semantics (C-like where
 numpy differs: integer ``/`` truncates, ``x / 0`` and ``x % 0`` on integers give 0, shift
-amounts are taken modulo 32). Templates under ``"c"`` are shared by the C-family emitters:
-``{0}``, ``{1}``... are the operands; ``tf_*`` helpers are defined by each language's
-prelude with the same semantics.
+amounts are taken modulo the dtype's bits). Each entry says how it is spelled per language
+as a function of its operands' dtypes: under ``"c"`` for every C-family emitter (the shader
+languages), under ``"cpp"`` where C++ has the op built in. ``{0}``, ``{1}``... are the
+operands. A helper of a prelude is defined once per kind of value, named by its code
+(``tf_div_i64``: see ``value_code``): no language needs overloading (WGSL has none), and
+which helper a dtype takes is said here, not by a prelude's overload resolution.
 """
 
 from __future__ import annotations
@@ -181,13 +184,60 @@ def _f32(fn):
     return ref
 
 
+def value_code(dtype: dt.DType) -> str:
+    """The kind of value a C-family language holds for ``dtype``, as helpers' names carry it:
+    ``f32`` (float32, and the 16-bit floats, which compute in it), ``f64``, ``i32`` (int8 to
+    int32, which compute as int32), ``i64``, ``u32``, ``u64``, ``b``."""
+    if dtype.is_bool:
+        return "b"
+    return f"{dtype.kind}{64 if dtype.bits == 64 else 32}"
+
+
+def _operands(count: int) -> str:
+    return ", ".join(f"{{{i}}}" for i in range(count))
+
+
+def _typed(helper: str | None, native=None):
+    """The spelling ``helper_<code>(...)`` by the first operand's value code, or
+    ``native[code]`` where that has one."""
+    def spell(dtypes):
+        code = value_code(dtypes[0])
+        if native and code in native:
+            return native[code]
+        if helper is None:
+            raise KeyError(f"no spelling for operands of {dtypes[0]!r}")
+        return f"{helper}_{code}({_operands(len(dtypes))})"
+    return spell
+
+
+def _c_float(f32: str, f64: str, helper: str | None = None):
+    """A C++ expression for float and for double operands (else ``helper``'s spelling)."""
+    return _typed(helper, {"f32": f32, "f64": f64})
+
+
+def _c_math(name: str, arity: int = 1):
+    """C++'s float math: libm's float and double functions, declared in the prelude as
+    ``tf_libm_*`` so that vectorized loops call libmvec."""
+    args = _operands(arity)
+    return _c_float(f"tf_libm_{name}f({args})", f"tf_libm_{name}({args})")
+
+
+def _c_builtin(name: str):
+    """A float function GCC has built in (``__builtin_floorf`` / ``__builtin_floor``)."""
+    return _c_float(f"__builtin_{name}f({{0}})", f"__builtin_{name}({{0}})")
+
+
 def _ew(name, arity, signature, ref, template, cost=1.0, doc="", int_wrap=None, exact=None, nonnegative=None,
-        **fields):
-    """One elementwise entry. ``int_wrap``: the C++ spelling for int32 values whose overflow
-    must wrap (signed overflow is undefined in C++). ``exact``: the op on numbers that do not
-    wrap (C++ doubles, Python ints), in which host code computes a size to check it.
-    ``nonnegative``: "all" / "any" if its value is >= 0 where all / any of its operands are."""
+        cpp=None, **fields):
+    """One elementwise entry. ``template``: its spelling in the C-family languages; ``cpp``:
+    its spelling in C++ where that differs. ``int_wrap``: the C++ spelling for signed values
+    whose overflow must wrap (signed overflow is undefined in C++). ``exact``: the op on
+    numbers that do not wrap (C++ doubles, Python ints), in which host code computes a size to
+    check it. ``nonnegative``: "all" / "any" if its value is >= 0 where all / any of its
+    operands are."""
     emit = {"c": template}
+    if cpp is not None:
+        emit["cpp"] = cpp
     if int_wrap is not None:
         emit["cpp_int_wrap"] = int_wrap
     if exact is not None:
@@ -197,21 +247,32 @@ def _ew(name, arity, signature, ref, template, cost=1.0, doc="", int_wrap=None, 
 
 
 # Arithmetic (operands promoted to a common dtype)
-_ew("add", 2, "arith", np.add, "({0} + {1})", int_wrap="tf_wrap_add({0}, {1})", exact="({0} + {1})", nonnegative="all")
-_ew("sub", 2, "arith", np.subtract, "({0} - {1})", int_wrap="tf_wrap_sub({0}, {1})", exact="({0} - {1})")
-_ew("mul", 2, "arith", np.multiply, "({0} * {1})", int_wrap="tf_wrap_mul({0}, {1})", exact="({0} * {1})",
+_ew("add", 2, "arith", np.add, "({0} + {1})", int_wrap=_typed("tf_wrap_add"), exact="({0} + {1})", nonnegative="all")
+_ew("sub", 2, "arith", np.subtract, "({0} - {1})", int_wrap=_typed("tf_wrap_sub"), exact="({0} - {1})")
+def _c_small_unsigned(template: str, widened: str):
+    """C++ computes 8- and 16-bit unsigned values as (signed) int, where a product overflows
+    undefined: ``widened`` computes them as uint32."""
+    return lambda dtypes: widened if dtypes[0].kind == "u" and dtypes[0].bits < 32 else template
+
+
+_ew("mul", 2, "arith", np.multiply, "({0} * {1})", int_wrap=_typed("tf_wrap_mul"), exact="({0} * {1})",
+    cpp=_c_small_unsigned("({0} * {1})", "((uint32_t){0} * (uint32_t){1})"), nonnegative="all")
+_ew("div", 2, "arith", _c_div, _typed("tf_div"), cost=4, doc="C division: integers truncate, x/0 = 0",
+    cpp=_c_float("({0} / {1})", "({0} / {1})", "tf_div"), nonnegative="all")
+_ew("mod", 2, "arith", _c_mod, _typed("tf_mod"), cost=4, doc="C remainder (sign of the dividend)",
+    cpp=_c_float("__builtin_fmodf({0}, {1})", "__builtin_fmod({0}, {1})", "tf_mod"), nonnegative="all")
+_ew("floordiv", 2, "arith", _floordiv, _typed("tf_floordiv"), cost=4, doc="floor of the quotient",
     nonnegative="all")
-_ew("div", 2, "arith", _c_div, "tf_div({0}, {1})", cost=4, doc="C division: integers truncate, x/0 = 0",
-    nonnegative="all")
-_ew("mod", 2, "arith", _c_mod, "tf_mod({0}, {1})", cost=4, doc="C remainder (sign of the dividend)", nonnegative="all")
-_ew("floordiv", 2, "arith", _floordiv, "tf_floordiv({0}, {1})", cost=4, doc="floor of the quotient", nonnegative="all")
-_ew("min", 2, "order", np.minimum, "tf_min({0}, {1})", doc="smaller value; NaN if either is NaN", nonnegative="all")
-_ew("max", 2, "order", np.maximum, "tf_max({0}, {1})", doc="larger value; NaN if either is NaN", nonnegative="any")
-_ew("neg", 1, "same", np.negative, "(-{0})", int_wrap="tf_wrap_neg({0})", exact="(-{0})")
-_ew("abs", 1, "same", np.abs, "tf_abs({0})")
-_ew("sign", 1, "same", _sign, "tf_sign({0})", doc="-1, 0 or 1 (NaN stays NaN)")
-_ew("pow", 2, "float", _f32(np.power), "tf_pow({0}, {1})", cost=12)
-_ew("atan2", 2, "float", _f32(np.arctan2), "tf_atan2({0}, {1})", cost=12)
+_ew("min", 2, "order", np.minimum, _typed("tf_min"), doc="smaller value; NaN if either is NaN",
+    cpp=_typed("tf_min", {"b": "({0} && {1})"}), nonnegative="all")
+_ew("max", 2, "order", np.maximum, _typed("tf_max"), doc="larger value; NaN if either is NaN",
+    cpp=_typed("tf_max", {"b": "({0} || {1})"}), nonnegative="any")
+_ew("neg", 1, "same", np.negative, "(-{0})", int_wrap=_typed("tf_wrap_neg"), exact="(-{0})")
+_ew("abs", 1, "same", np.abs, _typed("tf_abs"),
+    cpp=_typed("tf_abs", {"f32": "__builtin_fabsf({0})", "f64": "__builtin_fabs({0})", "u32": "{0}", "u64": "{0}"}))
+_ew("sign", 1, "same", _sign, _typed("tf_sign"), doc="-1, 0 or 1 (NaN stays NaN)")
+_ew("pow", 2, "float", _f32(np.power), _typed("tf_pow"), cost=12, cpp=_c_math("pow", 2))
+_ew("atan2", 2, "float", _f32(np.arctan2), _typed("tf_atan2"), cost=12, cpp=_c_math("atan2", 2))
 
 # Comparisons
 _ew("lt", 2, "compare", np.less, "({0} < {1})", ordered=True)
@@ -222,17 +283,18 @@ _ew("eq", 2, "compare", np.equal, "({0} == {1})")
 _ew("ne", 2, "compare", np.not_equal, "({0} != {1})")
 
 # Bitwise and logical (bool operands give logical results)
-_ew("and", 2, "bitwise", np.bitwise_and, "tf_and({0}, {1})", nonnegative="any")
-_ew("or", 2, "bitwise", np.bitwise_or, "tf_or({0}, {1})")
-_ew("xor", 2, "bitwise", np.bitwise_xor, "tf_xor({0}, {1})")
-_ew("not", 1, "bitwise", _not, "tf_not({0})", doc="logical not of bools, bitwise not of integers")
+_ew("and", 2, "bitwise", np.bitwise_and, _typed("tf_and"), cpp="({0} & {1})", nonnegative="any")
+_ew("or", 2, "bitwise", np.bitwise_or, _typed("tf_or"), cpp="({0} | {1})")
+_ew("xor", 2, "bitwise", np.bitwise_xor, _typed("tf_xor"), cpp="({0} ^ {1})")
+_ew("not", 1, "bitwise", _not, _typed("tf_not"), doc="logical not of bools, bitwise not of integers",
+    cpp=_typed(None, {"b": "(!{0})", "i32": "(~{0})", "u32": "(~{0})", "i64": "(~{0})", "u64": "(~{0})"}))
 
 
 def _shift(name):
     """The spelling of a shift: 8- and 16-bit values shift as int32, by the amount modulo their bits."""
     def spell(dtypes):
-        bits = dtypes[0].bits
-        return f"{name}({{0}}, ({{1}}) & {bits - 1})" if bits < 32 else f"{name}({{0}}, {{1}})"
+        bits, code = dtypes[0].bits, value_code(dtypes[0])
+        return f"{name}_{code}({{0}}, ({{1}}) & {bits - 1})" if bits < 32 else f"{name}_{code}({{0}}, {{1}})"
     return spell
 
 
@@ -242,34 +304,40 @@ _ew("shr", 2, "shift", _shr, _shift("tf_shr"), doc="shift right (arithmetic for 
 _ew("reversebits", 1, "uint", _reversebits, "tf_reversebits({0})", cost=4)
 
 # Float math (operands converted to float32)
-_ew("floor", 1, "float", _f32(np.floor), "tf_floor({0})")
-_ew("ceil", 1, "float", _f32(np.ceil), "tf_ceil({0})")
-_ew("round", 1, "float", _f32(np.rint), "tf_round({0})", doc="to nearest, ties to even (as numpy)")
-_ew("trunc", 1, "float", _f32(np.trunc), "tf_trunc({0})")
-_ew("frac", 1, "float", _f32(lambda x: x - np.floor(x)), "tf_frac({0})", doc="x - floor(x)")
-_ew("exp", 1, "float", _f32(np.exp), "tf_exp({0})", cost=8)
-_ew("exp2", 1, "float", _f32(np.exp2), "tf_exp2({0})", cost=8)
-_ew("log", 1, "float", _f32(np.log), "tf_log({0})", cost=8)
-_ew("log2", 1, "float", _f32(np.log2), "tf_log2({0})", cost=8)
-_ew("sqrt", 1, "float", _f32(np.sqrt), "tf_sqrt({0})", cost=4)
-_ew("rsqrt", 1, "float", _f32(lambda x: 1.0 / np.sqrt(x)), "tf_rsqrt({0})", cost=4)
-_ew("rcp", 1, "float", _f32(lambda x: 1.0 / x), "tf_rcp({0})", cost=4)
-_ew("sin", 1, "float", _f32(np.sin), "tf_sin({0})", cost=8)
-_ew("cos", 1, "float", _f32(np.cos), "tf_cos({0})", cost=8)
-_ew("tan", 1, "float", _f32(np.tan), "tf_tan({0})", cost=8)
-_ew("asin", 1, "float", _f32(np.arcsin), "tf_asin({0})", cost=8)
-_ew("acos", 1, "float", _f32(np.arccos), "tf_acos({0})", cost=8)
-_ew("atan", 1, "float", _f32(np.arctan), "tf_atan({0})", cost=8)
-_ew("sinh", 1, "float", _f32(np.sinh), "tf_sinh({0})", cost=8)
-_ew("cosh", 1, "float", _f32(np.cosh), "tf_cosh({0})", cost=8)
-_ew("tanh", 1, "float", _f32(np.tanh), "tf_tanh({0})", cost=8)
-_ew("lerp", 3, "float", _f32(lambda a, b, t: a + (b - a) * t), "tf_lerp({0}, {1}, {2})", cost=2)
-_ew("smoothstep", 3, "float", _f32(_smoothstep), "tf_smoothstep({0}, {1}, {2})", cost=6)
+_ew("floor", 1, "float", _f32(np.floor), _typed("tf_floor"), cpp=_c_builtin("floor"))
+_ew("ceil", 1, "float", _f32(np.ceil), _typed("tf_ceil"), cpp=_c_builtin("ceil"))
+_ew("round", 1, "float", _f32(np.rint), _typed("tf_round"), doc="to nearest, ties to even (as numpy)",
+    cpp=_c_builtin("rint"))
+_ew("trunc", 1, "float", _f32(np.trunc), _typed("tf_trunc"), cpp=_c_builtin("trunc"))
+_ew("frac", 1, "float", _f32(lambda x: x - np.floor(x)), _typed("tf_frac"), doc="x - floor(x)",
+    cpp=_c_float("({0} - __builtin_floorf({0}))", "({0} - __builtin_floor({0}))"))
+_ew("exp", 1, "float", _f32(np.exp), _typed("tf_exp"), cost=8, cpp=_c_math("exp"))
+_ew("exp2", 1, "float", _f32(np.exp2), _typed("tf_exp2"), cost=8, cpp=_c_math("exp2"))
+_ew("log", 1, "float", _f32(np.log), _typed("tf_log"), cost=8, cpp=_c_math("log"))
+_ew("log2", 1, "float", _f32(np.log2), _typed("tf_log2"), cost=8, cpp=_c_math("log2"))
+_ew("sqrt", 1, "float", _f32(np.sqrt), _typed("tf_sqrt"), cost=4, cpp=_c_builtin("sqrt"))
+_ew("rsqrt", 1, "float", _f32(lambda x: 1.0 / np.sqrt(x)), _typed("tf_rsqrt"), cost=4,
+    cpp=_c_float("(1.0f / __builtin_sqrtf({0}))", "(1.0 / __builtin_sqrt({0}))"))
+_ew("rcp", 1, "float", _f32(lambda x: 1.0 / x), _typed("tf_rcp"), cost=4, cpp=_c_float("(1.0f / {0})", "(1.0 / {0})"))
+_ew("sin", 1, "float", _f32(np.sin), _typed("tf_sin"), cost=8, cpp=_c_math("sin"))
+_ew("cos", 1, "float", _f32(np.cos), _typed("tf_cos"), cost=8, cpp=_c_math("cos"))
+_ew("tan", 1, "float", _f32(np.tan), _typed("tf_tan"), cost=8, cpp=_c_math("tan"))
+_ew("asin", 1, "float", _f32(np.arcsin), _typed("tf_asin"), cost=8, cpp=_c_math("asin"))
+_ew("acos", 1, "float", _f32(np.arccos), _typed("tf_acos"), cost=8, cpp=_c_math("acos"))
+_ew("atan", 1, "float", _f32(np.arctan), _typed("tf_atan"), cost=8, cpp=_c_math("atan"))
+_ew("sinh", 1, "float", _f32(np.sinh), _typed("tf_sinh"), cost=8, cpp=_c_math("sinh"))
+_ew("cosh", 1, "float", _f32(np.cosh), _typed("tf_cosh"), cost=8, cpp=_c_math("cosh"))
+_ew("tanh", 1, "float", _f32(np.tanh), _typed("tf_tanh"), cost=8, cpp=_c_math("tanh"))
+_ew("lerp", 3, "float", _f32(lambda a, b, t: a + (b - a) * t), _typed("tf_lerp"), cost=2,
+    cpp="({0} + ({1} - {0}) * {2})")
+_ew("smoothstep", 3, "float", _f32(_smoothstep), _typed("tf_smoothstep"), cost=6)
 
 # Operations on any numeric dtype
-_ew("clamp", 3, "order", _clamp, "tf_clamp({0}, {1}, {2})", cost=2, doc="min(max(x, lo), hi)")
-_ew("fma", 3, "arith", _fma, "tf_fma({0}, {1}, {2})", cost=2, doc="a * b + c (16-bit floats: rounded once)",
-    int_wrap="tf_wrap_fma({0}, {1}, {2})", exact="({0} * {1} + {2})")
+_ew("clamp", 3, "order", _clamp, _typed("tf_clamp"), cost=2, doc="min(max(x, lo), hi)",
+    cpp=_typed("tf_clamp", {"b": "(({0} || {1}) && {2})"}))
+_ew("fma", 3, "arith", _fma, _typed("tf_fma"), cost=2, doc="a * b + c (16-bit floats: rounded once)",
+    cpp=_c_small_unsigned("({0} * {1} + {2})", "((uint32_t){0} * (uint32_t){1} + (uint32_t){2})"),
+    int_wrap=_typed("tf_wrap_fma"), exact="({0} * {1} + {2})")
 _ew("select", 3, "select", np.where, "({0} ? {1} : {2})", doc="b where the condition holds, else c")
 
 # Conversions
@@ -277,15 +345,35 @@ _ew("select", 3, "select", np.where, "({0} ? {1} : {2})", doc="b where the condi
 # their names (and mean 32 bits); the others are named by their dtype.
 CONVERSIONS = {d: {dt.float32: "float", dt.int32: "int", dt.uint32: "uint", dt.bool1: "bool"}.get(d, d.name)
                for d in dt.ALL}
+_C_TYPES = {dt.float32: "float", dt.float64: "double", dt.int8: "int8_t", dt.int16: "int16_t", dt.int32: "int32_t",
+            dt.int64: "int64_t", dt.uint8: "uint8_t", dt.uint16: "uint16_t", dt.uint32: "uint32_t",
+            dt.uint64: "uint64_t"}
+
+
+def _cpp_conversion(target: dt.DType):
+    """C++ converts as numpy does except floats to integers out of range (a helper gives
+    x86's and numpy's value) and anything to a 16-bit float (a helper rounds once)."""
+    helper = f"tf_to_{CONVERSIONS[target]}"
+
+    def spell(dtypes):
+        source = dtypes[0]
+        if target.is_bool:
+            return "({0} != 0)"
+        if (target.is_integer and source.is_float) or target.compute is not target:
+            return f"{helper}_{value_code(source)}({{0}})"
+        return f"(({_C_TYPES[target]}){{0}})"
+    return spell
+
+
 for _target, _name in CONVERSIONS.items():
-    _ew(_name, 1, cast_to(_target), _converter(_target), f"tf_to_{_name}({{0}})", converts_to=_target,
-        doc="floats truncate toward zero (out of range: see _float_to_int); integers wrap"
-        if _target.is_integer else f"convert to {_target!r}")
+    _ew(_name, 1, cast_to(_target), _converter(_target), _typed(f"tf_to_{_name}"), converts_to=_target,
+        cpp=_cpp_conversion(_target), doc="floats truncate toward zero (out of range: see _float_to_int); "
+        "integers wrap" if _target.is_integer else f"convert to {_target!r}")
 del _target, _name
 
-_ew("asfloat", 1, bitcast_to(dt.float32), _bitcast(np.float32), "tf_asfloat({0})")
-_ew("asint", 1, bitcast_to(dt.int32), _bitcast(np.int32), "tf_asint({0})")
-_ew("asuint", 1, bitcast_to(dt.uint32), _bitcast(np.uint32), "tf_asuint({0})")
+_ew("asfloat", 1, bitcast_to(dt.float32), _bitcast(np.float32), _typed("tf_asfloat"), cpp="tf_bitcast<float>({0})")
+_ew("asint", 1, bitcast_to(dt.int32), _bitcast(np.int32), _typed("tf_asint"), cpp="tf_bitcast<int32_t>({0})")
+_ew("asuint", 1, bitcast_to(dt.uint32), _bitcast(np.uint32), _typed("tf_asuint"), cpp="tf_bitcast<uint32_t>({0})")
 
 # Hashing
 _ew("pcg", 1, "uint", _pcg, "tf_pcg({0})", cost=4, doc="PCG hash of a uint")

@@ -16,10 +16,16 @@ def _value(node: Node) -> str:
 
 
 def _attrs(node: Node) -> str:
-    shown = {k: v for k, v in node.attrs.items() if k not in ("message",)}
+    shown = {k: repr(v) for k, v in node.attrs.items() if k not in ("message",)}
     if _inline(node):
         shown = {k: v for k, v in shown.items() if k != "value"}
-    return " " + " ".join(f"{k}={v!r}" for k, v in shown.items()) if shown else ""
+    contract = node.contract
+    if contract is not None:
+        written = [b for b in contract.buffers if b in contract.written]  # in a stable order
+        shown.update(index=repr(contract.index), name=repr(contract.name), buffers=repr(list(contract.buffers)),
+                     written="{" + ", ".join(map(repr, written)) + "}" if written else "set()",
+                     uniforms=repr(list(contract.uniforms)))
+    return " " + " ".join(f"{k}={v}" for k, v in shown.items()) if shown else ""
 
 
 def format_node(node: Node, with_location: bool = False) -> str:

@@ -1,6 +1,6 @@
 """Fast Fourier transforms inside tensor programs (``tf.fft``), as numpy.fft computes them.
 
-Complex tensors are float32 tensors with a trailing axis of 2 holding (real, imaginary), as
+Complex tensors are float tensors with a trailing axis of 2 holding (real, imaginary), as
 ``torch.view_as_real`` lays them out; ``complex(re, im)``, ``real(z)`` and ``imag(z)``
 convert. ``fft``/``ifft`` take such tensors only: a real signal goes through ``rfft`` (or
 ``complex(x, 0 * x)``). ``axis`` counts the complex axes, so ``axis=-1`` of a [..., n, 2]
@@ -16,7 +16,7 @@ tensor is the axis of length n. Normalization is numpy's "backward": ``ifft`` an
 
 Lengths that are powers of two run a Stockham FFT: a radix-4 pass per kernel (radix 2 for
 the first pass when log2 n is odd), a host loop over the log4 n passes, twiddles from two
-small tables of exact angles (errors of a few float32 roundoffs times log2 n). Other
+small tables of exact angles (errors of a few roundoffs times log2 n). Other
 lengths (below 2^30) use Bluestein's chirp-z transform: a convolution done with three
 power-of-two FFTs of length m >= 2n - 1, so about 6x the time of a power of two near n.
 A length known only when the program runs (``tf.input([-1, ...])``) compiles both
@@ -25,6 +25,12 @@ transform is batched over the other axes (which may be empty: an empty result), 
 ``tf.grad`` differentiates through all of them (the passes are values carried by a loop,
 which the gradient runs backwards). As in numpy, a transformed axis of length 0 is an error
 (when the program runs, for a length known only then).
+
+Dtypes: float32 and float64 transform in their own precision and give their dtype back
+(float64: twiddles, chirps and scales in float64 too, errors of a few 2^-53 times log2 n);
+float16 and bfloat16 are transformed in float32, which they give back (as numpy widens).
+On OpenGL, ``tf.grad`` through a float64 transform is a clear error: its gathers' gradients
+add into float64 buffers, and OpenGL has no float64 atomic add.
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ from ..tracing.tensor import Tensor, node_of
 
 
 def complex(re, im) -> Tensor:  # noqa: A001 (numpy's name)
-    """A complex tensor [..., 2] from float32 real and imaginary parts of shape [...]::
+    """A complex tensor [..., 2] from float real and imaginary parts of shape [...]::
 
         z = tf.fft.complex(x, tf.zeros(x.shape))
     """
@@ -77,7 +83,7 @@ def _cmul(a, b):
 
 def fft(x, axis: int = -1) -> Tensor:
     """The discrete Fourier transform of complex ``x`` [..., 2] along complex axis ``axis``:
-    ``X[k] = sum_j x[j] exp(-2 pi i j k / n)``, the same shape as ``x`` (float32)::
+    ``X[k] = sum_j x[j] exp(-2 pi i j k / n)``, the same shape and dtype as ``x``::
 
         spectrum = tf.fft.fft(x)            # x: [batch, n, 2]
     """
@@ -86,7 +92,7 @@ def fft(x, axis: int = -1) -> Tensor:
 
 def ifft(x, axis: int = -1) -> Tensor:
     """The inverse of ``fft``: ``x[j] = (1/n) sum_k X[k] exp(2 pi i j k / n)``, along complex
-    axis ``axis`` of ``x`` [..., 2], same shape (float32)."""
+    axis ``axis`` of ``x`` [..., 2], same shape and dtype."""
     return _complex_transform(x, axis, 1.0, "ifft")
 
 
@@ -114,7 +120,7 @@ def _rfft(x, axis: int, api: str) -> Tensor:
     dims = list(x.shape)
     axis = _axis(axis, len(dims), api)
     _require_points(dims[axis], api, "the transformed axis has length")
-    layout = _Layout(dims, axis)
+    layout = _Layout(dims, axis, x.dtype)
     grid = layout.view(x, False)
 
     def read(o, m, col):
@@ -150,8 +156,8 @@ def _irfft(x, n, axis: int, api: str) -> Tensor:
     _require_points(n, api, "the output length n (2 * (m - 1) for m frequencies unless given) is" if default
                     else "the output length n is")
     out_dims = dims[:axis] + [n] + dims[axis + 1:]
-    layout = _Layout(out_dims, axis)
-    source = _Layout(dims, axis)
+    layout = _Layout(out_dims, axis, x.dtype)
+    source = _Layout(dims, axis, x.dtype)
     grid = source.view(x, True)
 
     def read(o, t, col):
@@ -163,7 +169,7 @@ def _irfft(x, n, axis: int, api: str) -> Tensor:
         return select(inside, re, 0.0), select(inside, select(mirrored, -im, im), 0.0)
 
     result = _transform(read, layout, 1.0)
-    return _assemble(result, layout, layout.n, out_dims, 1.0 / to_float(layout.n), complex_out=False)
+    return _assemble(result, layout, layout.n, out_dims, 1.0 / _real(layout.n, layout.real), complex_out=False)
 
 
 def rfft2(x) -> Tensor:
@@ -185,11 +191,11 @@ def irfft2(x, s=None) -> Tensor:
 def _require_tensor(x, api: str, name: str) -> Tensor:
     if not isinstance(x, Tensor):
         raise ArgumentError(f"tf.fft.{api}: {name} must be a tensor, got {type(x).__name__}", user_location())
-    if not x.dtype.is_float or x.dtype is dt.float64:
-        raise ArgumentError(f"tf.fft.{api}: {name} must be a float32 tensor (or 16-bit floats, transformed in "
-                            f"float32; float64 has no transform of its own yet), got {x.dtype!r}", user_location())
+    if not x.dtype.is_float:
+        raise ArgumentError(f"tf.fft.{api}: {name} must be a float tensor (float32 or float64; 16-bit floats are "
+                            f"transformed in float32), got {x.dtype!r}", user_location())
     # (16-bit floats transform in float32, which they give back, as numpy gives a wider dtype back)
-    return x if x.dtype is dt.float32 else x.astype(dt.float32)
+    return x if x.dtype in (dt.float32, dt.float64) else x.astype(dt.float32)
 
 
 def _require_complex(x, api: str) -> Tensor:
@@ -197,7 +203,7 @@ def _require_complex(x, api: str) -> Tensor:
     last = static_value(node_of(x.shape[-1])) if x.ndim else None
     if x.ndim < 2 or last != 2:
         shape = "[" + ", ".join(str(static_value(node_of(d)) or "?") for d in x.shape) + "]"
-        raise ShapeError(f"tf.fft.{api}: x must be complex, a float32 tensor [..., 2] of (real, imaginary) "
+        raise ShapeError(f"tf.fft.{api}: x must be complex, a float tensor [..., 2] of (real, imaginary) "
                          f"with at least one more axis, got shape {shape}; use tf.fft.rfft for a real "
                          "signal, or tf.fft.complex(re, im)", user_location())
     return x
@@ -230,14 +236,14 @@ def _complex_transform(x, axis, sign: float, api: str) -> Tensor:
     dims = list(x.shape)[:-1]
     axis = _axis(axis, len(dims), api)
     _require_points(dims[axis], api, "the transformed axis has length")
-    layout = _Layout(dims, axis)
+    layout = _Layout(dims, axis, x.dtype)
     grid = layout.view(x, True)
 
     def read(o, m, col):
         return layout.load(grid, o, m, col, 0), layout.load(grid, o, m, col, 1)
 
     result = _transform(read, layout, sign)
-    scale = 1.0 if sign < 0 else 1.0 / to_float(layout.n)
+    scale = 1.0 if sign < 0 else 1.0 / _real(layout.n, layout.real)
     return _assemble(result, layout, layout.n, dims, scale, complex_out=True)
 
 
@@ -260,9 +266,10 @@ class _Layout:
     """The axes before the transformed one merged into ``outer``, those after it into
     ``inner`` (None when there are none, so the work planes are 1-D). With at most one axis
     on each side, tensors are indexed as they are; otherwise through a reshape (whose index
-    arithmetic divides)."""
+    arithmetic divides). ``real``: the float dtype the transform computes in."""
 
-    def __init__(self, dims, axis: int):
+    def __init__(self, dims, axis: int, real: dt.DType):
+        self.real = real
         self.outer = _product(dims[:axis])
         self.n = _static(dims[axis])
         self.inner = _product(dims[axis + 1:]) if axis + 1 < len(dims) else None
@@ -310,16 +317,16 @@ def _is_pow2(n: int) -> bool:
 def _transform(read, layout: _Layout, sign: float):
     """The unnormalized transform of the sequences that ``read(o, m, col)`` gives (m < n):
     a function ``(o, k, col) -> (re, im)`` of its values."""
-    n = layout.n
+    n, real = layout.n, layout.real
     if isinstance(n, int):
-        return (_stockham if _is_pow2(n) else _bluestein)(read, layout.outer, n, layout.inner, sign)
+        return (_stockham if _is_pow2(n) else _bluestein)(read, layout.outer, n, layout.inner, sign, real)
     # A length known only at run time: both algorithms, the one that fits chosen by the host.
     plane = _plane_shape(layout.outer * n, layout.inner)
-    out_re, out_im = buffer(plane), buffer(plane)
+    out_re, out_im = buffer(plane, real), buffer(plane, real)
     pow2 = (n & (n - 1)) == 0
     for condition, method in ((pow2, _stockham), (~pow2, _bluestein)):
         with if_cond(condition):
-            result = method(read, layout.outer, n, layout.inner, sign)
+            result = method(read, layout.outer, n, layout.inner, sign, real)
             u, col = _grid(layout.outer * n, layout.inner)
             o = u // n
             re, im = result(o, u - o * n, col)
@@ -335,10 +342,18 @@ def _log2_of(n):
     return to_int(to_round(log2(to_float(maximum(n, 1)))))  # n = 0 (an empty axis): no passes
 
 
-def _unit_circle(t, n, sign: float):
+def _real(x, real: dt.DType):
+    """The int ``x`` (a tensor or a Python int) as a value of the float dtype ``real``."""
+    if real is dt.float32:
+        return to_float(x)
+    return const(x, (), real) if isinstance(x, int) else x.astype(real)
+
+
+def _unit_circle(t, n, sign: float, real: dt.DType):
     """exp(sign 2 pi i t / n) as (cos, sin), for a power of two n: t / n is exact, and is
-    folded into [-1/2, 1/2] first, so each angle is rounded once, to within pi 2^-24."""
-    turn = to_float(t) / to_float(n)
+    folded into [-1/2, 1/2] first, so each angle is rounded once, to within pi 2^-24 in
+    float32 (pi 2^-53 in float64)."""
+    turn = _real(t, real) / _real(n, real)
     angle = (sign * 2.0 * math.pi) * (turn - to_round(turn))
     return cos(angle), sin(angle)
 
@@ -347,13 +362,13 @@ class _Twiddles:
     """exp(sign 2 pi i t / n) for t < n as the product of a coarse and a fine table of about
     sqrt(n) entries each, computed once per transform and small enough to stay in cache."""
 
-    def __init__(self, n, lg, sign: float):
+    def __init__(self, n, lg, sign: float, real: dt.DType):
         self.half = lg >> 1
         self.mask = (1 << self.half) - 1
         fine = index(0, [1 << self.half])
         coarse = index(0, [n >> self.half])
-        self.fine = tuple(_keep(v) for v in _unit_circle(fine, n, sign))
-        self.coarse = tuple(_keep(v) for v in _unit_circle(coarse << self.half, n, sign))
+        self.fine = tuple(_keep(v) for v in _unit_circle(fine, n, sign, real))
+        self.coarse = tuple(_keep(v) for v in _unit_circle(coarse << self.half, n, sign, real))
 
     def __call__(self, t):
         hi, lo = t >> self.half, t & self.mask
@@ -362,7 +377,7 @@ class _Twiddles:
 
 def _keep(value: Tensor) -> Tensor:
     """``value`` stored in a buffer, so that later kernels gather it instead of recomputing it."""
-    out = buffer(value.shape)
+    out = buffer(value.shape, value.dtype)
     out[indices(value.shape)] = value
     return out
 
@@ -394,14 +409,14 @@ def _radix4(y0, y1, y2, y3, q, sign: float):
     return tuple(select(odd, a1[c], a0[c]) + flip * select(odd, b1[c], b0[c]) for c in range(2))
 
 
-def _stockham(read, outer, n, inner, sign: float):
+def _stockham(read, outer, n, inner, sign: float, real: dt.DType):
     """Stockham FFT of the power-of-two length ``n``: a pass reads sub-transforms of length L
     at j, j + n/4, j + n/2, j + 3n/4 and gives transforms of length 4L in place order, so no
     bit reversal is needed. Each pass is a value computed from the previous one (a gather),
     so the program stays differentiable; planes hold sequence o at rows o * n .. o * n + n."""
     lg = _log2_of(n)
     rows = outer * n
-    twiddles = _Twiddles(n, lg, sign)
+    twiddles = _Twiddles(n, lg, sign, real)
     # First pass (sub-transforms of length 1, no twiddles): radix 4 when log2 n is even,
     # radix 2 (y1 = y3 = 0) when it is odd, the identity when n = 1.
     first = _select_int(lg == 0, 0, _select_int((lg & 1) == 1, 1, 2))
@@ -452,7 +467,7 @@ def _pass4(planes, twiddles, rows, inner, n, lg, lg_l, sign: float):
     return _radix4(*ys, (m >> lg_l) & 3, sign)
 
 
-def _bluestein(read, outer, n, inner, sign: float):
+def _bluestein(read, outer, n, inner, sign: float, real: dt.DType):
     """Bluestein's chirp-z transform for any length n: with c[t] = exp(sign pi i t^2 / n),
     X[k] = c[k] * sum_j (x[j] c[j]) conj(c[k - j]), a convolution done by power-of-two FFTs
     of length m >= 2n - 1."""
@@ -461,7 +476,7 @@ def _bluestein(read, outer, n, inner, sign: float):
     else:
         m = 1 << to_int(ceil(log2(to_float(maximum(2 * n - 1, 1)))))
     t = index(0, [n])
-    chirp = tuple(_keep(v) for v in _chirp(t, n, sign))
+    chirp = tuple(_keep(v) for v in _chirp(t, n, sign, real))
 
     def read_a(o, t, col):
         inside = t < n
@@ -474,13 +489,13 @@ def _bluestein(read, outer, n, inner, sign: float):
         valid = (t < n) | (back < n)
         return _masked((chirp[0][k], -chirp[1][k]), valid)
 
-    spectrum_a = _stockham(read_a, outer, m, inner, -1.0)
-    spectrum_b = _stockham(read_b, 1, m, None, -1.0)
+    spectrum_a = _stockham(read_a, outer, m, inner, -1.0, real)
+    spectrum_b = _stockham(read_b, 1, m, None, -1.0, real)
 
     def read_product(o, t, col):
         return _cmul(spectrum_a(o, t, col), spectrum_b(0, t, None))
 
-    conv = _stockham(read_product, outer, m, inner, 1.0)
+    conv = _stockham(read_product, outer, m, inner, 1.0, real)
     scale = 1.0 / to_float(m) if not isinstance(m, int) else 1.0 / m
 
     def result(o, k, col):
@@ -489,11 +504,12 @@ def _bluestein(read, outer, n, inner, sign: float):
     return result
 
 
-def _chirp(t, n, sign: float):
-    """exp(sign pi i t^2 / n) with t^2 reduced modulo 2n exactly (in uint32 steps)."""
+def _chirp(t, n, sign: float, real: dt.DType):
+    """exp(sign pi i t^2 / n) with t^2 reduced modulo 2n exactly (in uint32 steps), so the
+    angle is rounded only by the division and the product with pi."""
     modulus = uint(const(2, (), dt.int32) * n) if not isinstance(n, int) else const(2 * n, (), dt.uint32)
     square = _mulmod(uint(t), uint(t), modulus)
-    angle = (sign * math.pi) * to_float(square) / to_float(n)
+    angle = (sign * math.pi) * _real(square, real) / _real(n, real)
     return cos(angle), sin(angle)
 
 

@@ -1,12 +1,17 @@
 """Sorting inside tensor programs (``tf.sort``): a stable LSD radix sort, a bitonic network,
 and numpy/torch-style ``sort``, ``argsort`` and ``topk`` built on them.
 
-Keys are uint32, int32 or float32. They sort in numpy's total order: ints by value, floats
-with ``-0.0 == 0.0`` (a stable sort keeps their order) and every NaN after ``+inf``. Each key
-is mapped to a uint32 whose unsigned order is that order (ints: flip the sign bit; floats:
-flip every bit of negatives and the sign bit of the rest; NaNs become ``0xFFFFFFFF``), only
-where a digit is needed, so the keys themselves move untouched: sorted floats keep their
-``-0.0`` and NaN bits.
+Keys are uint32, int32, float32, uint64, int64 or float64 (8- and 16-bit ints, bools and
+16-bit floats sort as the 32-bit dtype that holds them). They sort in numpy's total order:
+ints by value, floats with ``-0.0 == 0.0`` (a stable sort keeps their order) and every NaN
+after ``+inf``. Each key is mapped to an unsigned word of its width whose order is that
+order (ints: flip the sign bit; floats: flip every bit of negatives and the sign bit of the
+rest; NaNs become all ones), only where a digit is needed, so the keys themselves move
+untouched: sorted floats keep their ``-0.0`` and NaN bits. A float64's word is its bit
+pattern computed arithmetically (there is no 64-bit reinterpretation), once per sort.
+64-bit keys take twice the passes of 32-bit ones; the digit counts stay 32-bit (OpenGL has
+no 64-bit atomics). Gradients through a float64 sort add into
+float64 buffers: on OpenGL, which has no float64 atomic add, they are a clear error.
 
 Every function sorts along the last axis of its keys (``sort``/``argsort``/``topk`` along
 ``axis``), each row on its own, with sizes known only when the program runs::
@@ -27,10 +32,10 @@ from __future__ import annotations
 
 from ..ir import dtypes as dt
 from ..ir.builder import current
-from ..ir.errors import ArgumentError, DTypeError, ShapeError, user_location
+from ..ir.errors import ArgumentError, ShapeError, user_location
 from ..ir.shapes import static_value
 from ..tracing import algorithms as alg
-from ..tracing.api import assert_tensor, buffer, indices, loop, zeros
+from ..tracing.api import assert_tensor, buffer, const, indices, loop, zeros
 from ..tracing.mathfn import asuint, ceil, copy, floor, log2, select, sqrt, uint
 from ..tracing.mathfn import float as to_float
 from ..tracing.mathfn import int as to_int
@@ -40,21 +45,26 @@ from ..tracing.tensor import Tensor
 
 __all__ = ["radix", "bitonic", "sort", "argsort", "topk"]
 
-_KEY_DTYPES = (dt.uint32, dt.int32, dt.float32)
 # Narrower keys sort as the 32-bit dtype that holds each of their values exactly, in order.
 _CARRIERS = {dt.int8: dt.int32, dt.int16: dt.int32, dt.uint8: dt.uint32, dt.uint16: dt.uint32, dt.bool1: dt.uint32,
              dt.float16: dt.float32, dt.bfloat16: dt.float32}
 _SIGN_BIT = 0x80000000
 _ALL_BITS = 0xFFFFFFFF
+_SIGN_BIT64 = 1 << 63
+_ALL_BITS64 = (1 << 64) - 1
 _BLOCK_MIN = 16384  # elements per block at least: the per-block digit counts stay small to scan
 _BLOCKS_MAX = 1024  # blocks per row at most, enough threads for every core
 
 
 def ordered_bits(keys: Tensor, descending: bool = False) -> Tensor:
-    """uint32 words whose unsigned order is numpy's order of ``keys`` (reversed when
-    ``descending``: a stable sort then keeps equal keys in their order, as torch does)."""
+    """uint32 words (uint64 for 64-bit keys) whose unsigned order is numpy's order of
+    ``keys`` (reversed when ``descending``: a stable sort then keeps equal keys in their
+    order, as torch does)."""
     if keys.dtype in _CARRIERS:
         keys = keys.astype(_CARRIERS[keys.dtype])
+    if keys.dtype.bits == 64:
+        word = _ordered_bits64(keys)
+        return ~word if descending else word
     raw = asuint(keys) if keys.dtype is not dt.uint32 else keys
     if keys.dtype is dt.int32:
         word = raw ^ uint(_SIGN_BIT)
@@ -68,13 +78,48 @@ def ordered_bits(keys: Tensor, descending: bool = False) -> Tensor:
     return ~word if descending else word
 
 
+def _ordered_bits64(keys: Tensor) -> Tensor:
+    if keys.dtype is dt.uint64:
+        return keys
+    if keys.dtype is dt.int64:
+        return keys.astype(dt.uint64) ^ _SIGN_BIT64
+    # Negatives: every bit flipped (of the sign too); the rest (-0.0 too, which sorts as 0.0): the sign bit set.
+    flips = select(keys < 0.0, _word64(_SIGN_BIT64 - 1), _word64(_SIGN_BIT64))
+    return select(keys != keys, _word64(_ALL_BITS64), _magnitude_bits(keys) ^ flips)  # every NaN last
+
+
+def _word64(value: int) -> Tensor:
+    return const(value, (), dt.uint64)
+
+
+def _magnitude_bits(x: Tensor) -> Tensor:
+    """The IEEE bits of ``|x|`` for a float64 ``x``, as a uint64, by exact arithmetic: ``|x|``
+    is scaled by powers of two into [1, 2) (subnormals first by 2^64), which gives its binary
+    exponent, and its 53 significant bits as an integer; a subnormal's are shifted down to
+    its place. No product of two constants: a shader compiler may fold it (2^1074 overflows).
+    Infinities give their bits; NaNs a word that the caller replaces."""
+    magnitude = abs(x)
+    tiny = magnitude < 2.0 ** -1022
+    scaled, exponent = select(tiny, magnitude * 2.0 ** 64, magnitude), select(tiny, -64, 0)
+    for k in (512, 256, 128, 64, 32, 16, 8, 4, 2, 1):  # down into [1, 2) from above ...
+        big = scaled >= 2.0 ** k
+        scaled, exponent = select(big, scaled * 2.0 ** -k, scaled), select(big, exponent + k, exponent)
+    for k in (512, 256, 128, 64, 32, 16, 8, 4, 2, 1):  # ... and up from below
+        small = scaled < 2.0 ** (1 - k)
+        scaled, exponent = select(small, scaled * 2.0 ** k, scaled), select(small, exponent - k, exponent)
+    # 2^52 |x| / 2^exponent: an integer of 53 bits (0 for 0; an infinity's conversion would be undefined)
+    significand = select(scaled < 2.0, scaled * 2.0 ** 52, 0.0).astype(dt.uint64)
+    biased = exponent + 1023
+    normal = ((biased - 1).astype(dt.uint64) << 52) + significand  # (the leading bit adds the last 1)
+    subnormal = significand >> minimum(maximum(1 - biased, 0), 63).astype(dt.uint64)
+    finite = select(biased >= 1, normal, subnormal)
+    return select(magnitude == float("inf"), _word64(0x7FF << 52), finite)
+
+
 def _check_keys(keys, what: str) -> None:
     if not isinstance(keys, Tensor):
         raise ArgumentError(f"{what}: keys must be a tensor of the program, got {type(keys).__name__}",
                             user_location())
-    if keys.dtype not in _KEY_DTYPES and keys.dtype not in _CARRIERS:
-        raise DTypeError(f"{what}: keys must be of 32 bits or fewer (64-bit keys have no radix pass yet: convert "
-                         f"them, or sort on tf.cpu's host), got {keys.dtype!r}", user_location())
     if keys.node.rank == 0:
         raise ShapeError(f"{what}: keys must have rank 1 or more (a scalar has nothing to sort)", user_location())
 
@@ -142,10 +187,15 @@ def _radix_sort(keys: Tensor, values: list, bits_per_pass: int, max_bits: int, d
                 with_positions: bool) -> tuple:
     """Stable sort along the last axis: (sorted keys, [values in that order], the sorted
     elements' original positions along the axis, or None)."""
+    if keys.dtype is dt.float64:
+        # Its order words cost some 60 ops: made once and sorted, the keys moved with them.
+        words = ordered_bits(keys, descending)
+        _, moved, positions = _radix_sort(words, [keys, *values], bits_per_pass, max_bits, False, with_positions)
+        return moved[0], moved[1:], positions
     plan = _RadixPlan(keys.shape)
     radix = 1 << bits_per_pass
     passes = (max_bits + bits_per_pass - 1) // bits_per_pass
-    if keys.dtype is dt.uint32 and not descending:
+    if keys.dtype in (dt.uint32, dt.uint64) and not descending:
         def word_of(key):
             return key
     else:
@@ -167,29 +217,36 @@ def _radix_sort(keys: Tensor, values: list, bits_per_pass: int, max_bits: int, d
     return here[0], here[1:], positions
 
 
-def _check_bits(bits_per_pass, max_bits) -> None:
-    for name, value, top in (("bits_per_pass", bits_per_pass, 16), ("max_bits", max_bits, 32)):
+def _key_bits(keys: Tensor) -> int:
+    """The width of the order words of ``keys``: 64 for 64-bit keys, else 32."""
+    return 64 if keys.dtype.bits == 64 else 32
+
+
+def _check_bits(bits_per_pass, max_bits, key_bits: int) -> None:
+    for name, value, top, why in (("bits_per_pass", bits_per_pass, 16, ""),
+                                  ("max_bits", max_bits, key_bits, f" (keys of {key_bits}-bit order words)")):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
-            raise ArgumentError(f"tf.sort.radix: {name} must be an int in [1, {top}], got {value!r}",
+            raise ArgumentError(f"tf.sort.radix: {name} must be an int in [1, {top}]{why}, got {value!r}",
                                 user_location())
 
 
-def radix(keys: Tensor, values: Tensor | None = None, bits_per_pass: int = 8, max_bits: int = 32):
+def radix(keys: Tensor, values: Tensor | None = None, bits_per_pass: int = 8, max_bits: int | None = None):
     """Stable radix sort of ``keys`` along their last axis (each row on its own).
 
     Parameters
     ----------
     keys : Tensor
-        uint32, int32 or float32, any shape of rank >= 1 (numpy's order: ``-0.0 == 0.0``,
-        NaN last).
+        uint32, int32, float32, uint64, int64 or float64 (narrower ones as the 32-bit dtype
+        that holds them), any shape of rank >= 1 (numpy's order: ``-0.0 == 0.0``, NaN last).
     values : Tensor, optional
         Moved with the keys: same shape, any dtype.
     bits_per_pass : int
         Digit width, 1 to 16: ``ceil(max_bits / bits_per_pass)`` passes, each with
         ``2**bits_per_pass`` counters per block (8, the default, suits 32-bit keys best).
-    max_bits : int
-        Sort on the low ``max_bits`` bits of the (order-mapped) keys only: for uint32 keys
-        known to be below ``2**max_bits`` this saves passes.
+    max_bits : int, optional
+        Sort on the low ``max_bits`` bits of the (order-mapped) keys only: for unsigned keys
+        known to be below ``2**max_bits`` this saves passes. Default: all of them (64 for
+        64-bit keys, else 32).
 
     Returns
     -------
@@ -201,7 +258,9 @@ def radix(keys: Tensor, values: Tensor | None = None, bits_per_pass: int = 8, ma
         sorted_keys, sorted_values = tf.sort.radix(keys, values)
     """
     _check_keys(keys, "tf.sort.radix")
-    _check_bits(bits_per_pass, max_bits)
+    if max_bits is None:
+        max_bits = _key_bits(keys)
+    _check_bits(bits_per_pass, max_bits, _key_bits(keys))
     if values is not None:
         _check_values(keys, values, "tf.sort.radix")
     sorted_keys, sorted_values, _ = _radix_sort(keys, [] if values is None else [values], bits_per_pass,
@@ -260,19 +319,23 @@ def bitonic(keys: Tensor, values: Tensor | None = None):
     if values is not None:
         _check_values(keys, values, "tf.sort.bitonic")
         arrays.append(values)
+    words = keys.dtype is dt.float64
+    if words:  # float64 order words cost some 60 ops: made once, and sorted with the keys
+        arrays.insert(0, ordered_bits(keys))
     n = keys.shape[-1]
     stages = _log2_ceil(maximum(n, 1))
     steps = stages * (stages + 1) // 2
 
     def word_of(key):
-        return ordered_bits(key) if key.dtype is not dt.uint32 else key
+        return key if key.dtype in (dt.uint32, dt.uint64) else ordered_bits(key)
 
     first = [copy(a) for a in arrays]
     second = [buffer(a.shape, a.dtype) for a in arrays]
     with loop((steps + 1) // 2) as pair:  # two steps a trip: there and back between the buffers
         _bitonic_step(first, second, word_of, 2 * pair, steps)
         _bitonic_step(second, first, word_of, 2 * pair + 1, steps)
-    return first[0] if values is None else (first[0], first[1])
+    result = first[1:] if words else first
+    return result[0] if values is None else (result[0], result[1])
 
 
 # -- numpy / torch style ---------------------------------------------------------------------------
@@ -305,7 +368,7 @@ def sort(x: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
     Parameters
     ----------
     x : Tensor
-        uint32, int32 or float32 of any shape (rank >= 1). Floats sort as numpy does:
+        Any dtype (see the module's doc), any shape of rank >= 1. Floats sort as numpy does:
         ``-0.0`` and ``0.0`` are equal (kept in their order), NaNs come last (first when
         ``descending``, as in torch).
     axis : int
@@ -313,7 +376,7 @@ def sort(x: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
     descending : bool
         Largest first.
 
-    Returns a tensor of ``x``'s shape and dtype. Float32 values are gathered from ``x`` at
+    Returns a tensor of ``x``'s shape and dtype. Float values are gathered from ``x`` at
     their sorted positions, so ``tf.grad`` flows back through them (each element's gradient
     is the gradient of the place it moved to)::
 
@@ -323,11 +386,11 @@ def sort(x: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
     if x.dtype in _CARRIERS:
         return sort(x.astype(_CARRIERS[x.dtype]), axis, descending).astype(x.dtype)
     moved, axis = _along_last(x, axis, "tf.sort.sort")
-    if moved.dtype is not dt.float32:
-        keys, _, _ = _radix_sort(moved, [], 8, 32, bool(descending), False)
+    if not moved.dtype.is_float:
+        keys, _, _ = _radix_sort(moved, [], 8, _key_bits(moved), bool(descending), False)
         return _restore(keys, axis)
     # Floats are gathered at their sorted positions, so gradients flow back to them.
-    _, _, positions = _radix_sort(moved.detach_grad(), [], 8, 32, bool(descending), True)
+    _, _, positions = _radix_sort(moved.detach_grad(), [], 8, _key_bits(moved), bool(descending), True)
     where = indices(moved.shape)
     return _restore(moved[(*where[:-1], _index(positions))], axis)
 
@@ -345,7 +408,7 @@ def argsort(x: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
     if x.dtype in _CARRIERS:
         return argsort(x.astype(_CARRIERS[x.dtype]), axis, descending)
     moved, axis = _along_last(x, axis, "tf.sort.argsort")
-    _, _, positions = _radix_sort(moved.detach_grad(), [], 8, 32, bool(descending), True)
+    _, _, positions = _radix_sort(moved.detach_grad(), [], 8, _key_bits(moved), bool(descending), True)
     return _restore(positions, axis)
 
 
@@ -370,7 +433,7 @@ def topk(x: Tensor, k: int, axis: int = -1) -> tuple:
         limit, count = builder.const(k, dt.int32), moved.node.shape[-1]
         builder.check(lambda: builder.elementwise("le", [limit, count]), [limit, count],
                       f"tf.sort.topk: k={{0}} is more than the {{1}} elements along axis {axis}")
-    _, _, positions = _radix_sort(moved.detach_grad(), [], 8, 32, True, True)
+    _, _, positions = _radix_sort(moved.detach_grad(), [], 8, _key_bits(moved), True, True)
     where = indices(list(moved.shape[:-1]) + [k])
     chosen = _index(positions)[(*where[:-1], where[-1])]
     values = moved[(*where[:-1], chosen)]

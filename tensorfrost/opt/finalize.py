@@ -1,22 +1,23 @@
 """Kernel finalization: name the kernels and list what each one needs from the host.
 
-Guarantees afterwards: every kernel node has attrs ``index`` (dispatch order of first
-appearance), ``buffers`` (memory it reads or writes, in first-use order), ``written``
-(the subset it writes) and ``uniforms`` (host scalars it reads: dims of its grid and of
-its buffers, loop counters of host loops, host arithmetic), so emitters need no analysis;
-and every break/continue is in the same kernel as its loop (or both are host code).
+Guarantees afterwards: every kernel node has a ``contract`` (``ir.node.KernelContract``):
+its ``index`` (dispatch order of first appearance), ``name``, ``buffers`` (memory it reads
+or writes, in first-use order), ``written`` (the subset it writes) and ``uniforms`` (host
+scalars it reads: dims of its grid and of its buffers, loop counters of host loops, host
+arithmetic), so emitters need no analysis; and every break/continue is in the same kernel
+as its loop (or both are host code).
 """
 
 from __future__ import annotations
 
 from ..emit.names import ascii_name
 from ..ir.errors import InternalError
-from ..ir.node import Node, Program, walk
+from ..ir.node import KernelContract, Node, Program, walk
 from ..ir.ops import ALLOC, CONST, INPUT, KERNEL, LOAD, LOOP, SET
 from .analysis import is_write, mutable_nodes
 
 
-def _collect(kernel: Node, mutable: set) -> None:
+def _contract(kernel: Node, index: int, name: str, mutable: set) -> KernelContract:
     inside = set(walk(kernel.body))
     buffers, written, uniforms = [], set(), []
 
@@ -44,7 +45,7 @@ def _collect(kernel: Node, mutable: set) -> None:
             uniform(arg)
         for dim in node.shape:
             uniform(dim)
-    kernel.attrs.update(buffers=buffers, written=written, uniforms=uniforms)
+    return KernelContract(index, name, tuple(buffers), frozenset(written), tuple(uniforms))
 
 
 def _check_jump(node: Node) -> None:
@@ -67,8 +68,6 @@ def run(program: Program) -> Program:
         if node.op.jump:
             _check_jump(node)
         if node.op is KERNEL:
-            node.attrs["index"] = count
-            node.attrs["name"] = f"{stem}_k{count}"
+            node.contract = _contract(node, count, f"{stem}_k{count}", mutable)
             count += 1
-            _collect(node, mutable)
     return program

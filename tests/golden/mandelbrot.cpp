@@ -38,7 +38,7 @@ static __attribute__((noinline)) void mandelbrot_k0_rows(const float* __restrict
                     const float v_17 = (v_16 + v_9[tf_l]);
                     z_im_6[tf_l] = (tf_live_v_10[tf_l]) ? v_17 : z_im_6[tf_l];
                     z_re_5[tf_l] = (tf_live_v_10[tf_l]) ? z_re_new_14 : z_re_5[tf_l];
-                    const int32_t v_18 = tf_wrap_add(n_7[tf_l], 1);
+                    const int32_t v_18 = tf_wrap_add_i32(n_7[tf_l], 1);
                     n_7[tf_l] = (tf_live_v_10[tf_l]) ? v_18 : n_7[tf_l];
                     const float v_19 = (z_re_5[tf_l] * z_re_5[tf_l]);
                     const float v_20 = (z_im_6[tf_l] * z_im_6[tf_l]);
@@ -94,7 +94,7 @@ static __attribute__((noinline)) void mandelbrot_k0_rows(const float* __restrict
                     const float v_17 = (v_16 + v_9[tf_l]);
                     z_im_6[tf_l] = (tf_live_v_10[tf_l]) ? v_17 : z_im_6[tf_l];
                     z_re_5[tf_l] = (tf_live_v_10[tf_l]) ? z_re_new_14 : z_re_5[tf_l];
-                    const int32_t v_18 = tf_wrap_add(n_7[tf_l], 1);
+                    const int32_t v_18 = tf_wrap_add_i32(n_7[tf_l], 1);
                     n_7[tf_l] = (tf_live_v_10[tf_l]) ? v_18 : n_7[tf_l];
                     const float v_19 = (z_re_5[tf_l] * z_re_5[tf_l]);
                     const float v_20 = (z_im_6[tf_l] * z_im_6[tf_l]);

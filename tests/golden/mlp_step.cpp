@@ -34,7 +34,7 @@ static __attribute__((noinline)) void mlp_step_k0_rows(const float* __restrict x
                 for (int32_t tf_l = 0; tf_l < 32; tf_l++) {
                     const int32_t i1 = tf_lane0 + tf_l;
                     const int32_t tf_t = i0 * 32 + i1;
-                    const float hidden_11 = tf_tanh(v_5[tf_r][tf_l]);
+                    const float hidden_11 = tf_libm_tanhf(v_5[tf_r][tf_l]);
                     hidden_2[tf_t] = hidden_11;
                     buf_3[tf_t] = v_5[tf_r][tf_l];
                 }
@@ -68,7 +68,7 @@ static __attribute__((noinline)) void mlp_step_k0_rows(const float* __restrict x
                 for (int32_t tf_l = 0; tf_l < tf_lanes; tf_l++) {
                     const int32_t i1 = tf_lane0 + tf_l;
                     const int32_t tf_t = i0 * 32 + i1;
-                    const float hidden_11 = tf_tanh(v_5[tf_r][tf_l]);
+                    const float hidden_11 = tf_libm_tanhf(v_5[tf_r][tf_l]);
                     hidden_2[tf_t] = hidden_11;
                     buf_3[tf_t] = v_5[tf_r][tf_l];
                 }
@@ -81,7 +81,7 @@ static __attribute__((noinline)) void mlp_step_k0_epilogue(const float* __restri
         const int32_t tf_t = i0 * 32 + i1;
         float v_5 = 0.0f;
         v_5 = tf_gemm_c[tf_t];
-        const float hidden_11 = tf_tanh(v_5);
+        const float hidden_11 = tf_libm_tanhf(v_5);
         hidden_2[tf_t] = hidden_11;
         buf_3[tf_t] = v_5;
     }
@@ -245,11 +245,11 @@ static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict b
                 const float error_49 = (v_48 - v_46);
                 const float v_50 = (error_47 * error_49);
                 const float v_51 = (v_44 + v_50);
-                const float v_52 = tf_div(v_51, 4.0f);
+                const float v_52 = (v_51 / 4.0f);
                 const float v_53 = (v_23 + v_52);
                 v_23 = v_53;
             }
-            const float loss_54 = tf_div(v_23, v_22);
+            const float loss_54 = (v_23 / v_22);
             for (int32_t tf_l = 0; tf_l < 32; tf_l++) {
                 const int32_t i0 = tf_lane0 + tf_l;
                 const int32_t tf_t = i0;
@@ -287,11 +287,11 @@ static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict b
                 const float error_49 = (v_48 - v_46);
                 const float v_50 = (error_47 * error_49);
                 const float v_51 = (v_44 + v_50);
-                const float v_52 = tf_div(v_51, 4.0f);
+                const float v_52 = (v_51 / 4.0f);
                 const float v_53 = (v_23 + v_52);
                 v_23 = v_53;
             }
-            const float loss_54 = tf_div(v_23, v_22);
+            const float loss_54 = (v_23 / v_22);
             for (int32_t tf_l = 0; tf_l < tf_lanes; tf_l++) {
                 const int32_t i0 = tf_lane0 + tf_l;
                 const int32_t tf_t = i0;
@@ -460,7 +460,7 @@ static __attribute__((noinline)) void mlp_step_k6_rows(const float* __restrict b
     for (int32_t i1 = tf_start; i1 < tf_stop; i1++) {
         const int32_t tf_t = i0 * x_shape0_4 + i1;
         const float v_75 = buf_3[(i1) * 32 + i0];
-        const float hidden_76 = tf_tanh(v_75);
+        const float hidden_76 = tf_libm_tanhf(v_75);
         hidden_74[tf_t] = hidden_76;
     }
 }
@@ -580,7 +580,7 @@ static __attribute__((noinline)) void mlp_step_k8_rows(const float* __restrict b
     for (int32_t i1 = 0; i1 < 32; i1++) {
         const int32_t tf_t = i0 * 32 + i1;
         const float v_85 = buf_3[tf_t];
-        const float hidden_86 = tf_tanh(v_85);
+        const float hidden_86 = tf_libm_tanhf(v_85);
         const float v_87 = (hidden_86 * hidden_86);
         const float v_88 = (1.0f - v_87);
         const float v_89 = buf_67[tf_t];
@@ -836,11 +836,11 @@ extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(co
     mlp_step_k1(hidden_2, w2_12, buf_13, x_shape0_4);
     TF_STOP_IF_INTERRUPTED();
     hidden_2_memory.reset();
-    const float v_22 = tf_to_float(x_shape0_4);
-    const float v_124 = tf_div(1.0f, v_22);
+    const float v_22 = ((float)x_shape0_4);
+    const float v_124 = (1.0f / v_22);
     const float v_125 = v_124;
     const float v_126 = v_125;
-    const float v_127 = tf_div(v_126, 4.0f);
+    const float v_127 = (v_126 / 4.0f);
     const float v_56 = v_127;
     tf_buffer loss_21_memory((long long)(1), "loss");
     if (!loss_21_memory.data) return 1;

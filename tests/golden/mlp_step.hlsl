@@ -38,11 +38,11 @@ std::tuple<TFTensor, TFTensor, TFTensor> kernels(TFContext tf, TFTensor x, TFTen
     TFTensor buf_21 = tf.allocate("buf", {(uint)x_shape0_4, (uint)4}, TFType::Float);
     tf.dispatch(1, {buf_21}, {hidden_20, w2}, {asuint(x_shape0_4)}, {(uint)x_shape0_4, (uint)4}, {256});
     tf.deallocate(hidden_20);
-    const float v_22 = tf_to_float(x_shape0_4);
-    const float v_23 = tf_div(1.0f, v_22);
+    const float v_22 = ((float)x_shape0_4);
+    const float v_23 = (1.0f / v_22);
     const float v_24 = v_23;
     const float v_25 = v_24;
-    const float v_26 = tf_div(v_25, 4.0f);
+    const float v_26 = (v_25 / 4.0f);
     const float v_27 = v_26;
     TFTensor loss_28 = tf.allocate("loss", {(uint)1}, TFType::Float);
     tf.dispatch(2, {loss_28}, {buf_21, y}, {asuint(x_shape0_4), asuint(v_22)}, {(uint)1}, {256});
@@ -101,7 +101,7 @@ bool tf_isnan(float a) { return (asuint(a) & 0x7FFFFFFFu) > 0x7F800000u; }
 
 // tanh from exp(-2|x|), which never overflows; near 0, where 1 - exp(-2|x|) would cancel
 // (x = 1e-3 lost 4 digits), its Taylor series, good to 1e-9 relative below 0.125
-float tf_tanh(float a) {
+float tf_tanh_f32(float a) {
     float x = abs(a);
     float r;
     if (x < 0.125) {
@@ -132,7 +132,7 @@ void main(uint3 tf_group : SV_GroupID, uint3 tf_local : SV_GroupThreadID) {
         const float v_10 = (v_5 + v_9);
         v_5 = v_10;
     }
-    const float hidden_11 = tf_tanh(v_5);
+    const float hidden_11 = tf_tanh_f32(v_5);
     hidden_0[tf_t] = hidden_11;
     buf_1[tf_t] = v_5;
 }
@@ -183,13 +183,13 @@ StructuredBuffer<float> y_2 : register(t1);
 
 uint tf_uabs(int a) { return a < 0 ? 0u - uint(a) : uint(a); }
 
-float tf_div(float a, float b) { return a / b; }
-int tf_div(int a, int b) {
+float tf_div_f32(float a, float b) { return a / b; }
+int tf_div_i32(int a, int b) {
     if (b == 0) return 0;
     int q = int(tf_uabs(a) / tf_uabs(b));
     return (a < 0) != (b < 0) ? -q : q;
 }
-uint tf_div(uint a, uint b) { return b == 0u ? 0u : a / b; }
+uint tf_div_u32(uint a, uint b) { return b == 0u ? 0u : a / b; }
 
 [numthreads(256, 1, 1)]
 void main(uint3 tf_group : SV_GroupID, uint3 tf_local : SV_GroupThreadID) {
@@ -229,11 +229,11 @@ void main(uint3 tf_group : SV_GroupID, uint3 tf_local : SV_GroupThreadID) {
         const float error_31 = (v_30 - v_28);
         const float v_32 = (error_29 * error_31);
         const float v_33 = (v_26 + v_32);
-        const float v_34 = tf_div(v_33, 4.0f);
+        const float v_34 = tf_div_f32(v_33, 4.0f);
         const float v_35 = (v_5 + v_34);
         v_5 = v_35;
     }
-    const float loss_36 = tf_div(v_5, v_4);
+    const float loss_36 = tf_div_f32(v_5, v_4);
     loss_0[tf_t] = loss_36;
 }
 
@@ -338,7 +338,7 @@ bool tf_isnan(float a) { return (asuint(a) & 0x7FFFFFFFu) > 0x7F800000u; }
 
 // tanh from exp(-2|x|), which never overflows; near 0, where 1 - exp(-2|x|) would cancel
 // (x = 1e-3 lost 4 digits), its Taylor series, good to 1e-9 relative below 0.125
-float tf_tanh(float a) {
+float tf_tanh_f32(float a) {
     float x = abs(a);
     float r;
     if (x < 0.125) {
@@ -362,7 +362,7 @@ void main(uint3 tf_group : SV_GroupID, uint3 tf_local : SV_GroupThreadID) {
     const int i0 = int(tf_rest);
     const int tf_t = int(tf_g);
     const float v_3 = buf_1[(i1) * 32 + i0];
-    const float hidden_4 = tf_tanh(v_3);
+    const float hidden_4 = tf_tanh_f32(v_3);
     hidden_0[tf_t] = hidden_4;
 }
 
@@ -413,7 +413,7 @@ bool tf_isnan(float a) { return (asuint(a) & 0x7FFFFFFFu) > 0x7F800000u; }
 
 // tanh from exp(-2|x|), which never overflows; near 0, where 1 - exp(-2|x|) would cancel
 // (x = 1e-3 lost 4 digits), its Taylor series, good to 1e-9 relative below 0.125
-float tf_tanh(float a) {
+float tf_tanh_f32(float a) {
     float x = abs(a);
     float r;
     if (x < 0.125) {
@@ -437,7 +437,7 @@ void main(uint3 tf_group : SV_GroupID, uint3 tf_local : SV_GroupThreadID) {
     const int i0 = int(tf_rest);
     const int tf_t = int(tf_g);
     const float v_4 = buf_1[tf_t];
-    const float hidden_5 = tf_tanh(v_4);
+    const float hidden_5 = tf_tanh_f32(v_4);
     const float v_6 = (hidden_5 * hidden_5);
     const float v_7 = (1.0f - v_6);
     const float v_8 = buf_2[tf_t];

@@ -73,7 +73,7 @@ static __attribute__((noinline)) void qr_k3_rows(const float* __restrict A_copy_
                 const float v_14 = (v_9 + v_13);
                 v_9 = v_14;
             }
-            const float v_15 = tf_sqrt(v_9);
+            const float v_15 = __builtin_sqrtf(v_9);
             R_3[(tf_clamp_index(v_8, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)] = v_15;
         } else {
             float v_9 = 0.0f;
@@ -86,7 +86,7 @@ static __attribute__((noinline)) void qr_k3_rows(const float* __restrict A_copy_
                 const float v_14 = (v_9 + v_13);
                 v_9 = v_14;
             }
-            const float v_15 = tf_sqrt(v_9);
+            const float v_15 = __builtin_sqrtf(v_9);
             R_3[(tf_clamp_index(v_8, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)] = v_15;
         }
     }
@@ -109,7 +109,7 @@ static __attribute__((noinline)) void qr_k4_rows(const float* __restrict A_copy_
         const int32_t tf_t = i0;
         const float v_16 = A_copy_5[(i0) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
         const float v_17 = R_3[(tf_clamp_index(v_8, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
-        const float v_18 = tf_div(v_16, v_17);
+        const float v_18 = (v_16 / v_17);
         Q_0[(i0) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)] = v_18;
     }
 }
@@ -194,7 +194,7 @@ static __attribute__((noinline)) void qr_k7_rows(const float* __restrict A_copy_
                 const float v_41 = (v_36 + v_40);
                 v_36 = v_41;
             }
-            const float v_42 = tf_sqrt(v_36);
+            const float v_42 = __builtin_sqrtf(v_36);
             R_3[(tf_clamp_index(v_35, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)] = v_42;
         } else {
             float v_36 = 0.0f;
@@ -207,7 +207,7 @@ static __attribute__((noinline)) void qr_k7_rows(const float* __restrict A_copy_
                 const float v_41 = (v_36 + v_40);
                 v_36 = v_41;
             }
-            const float v_42 = tf_sqrt(v_36);
+            const float v_42 = __builtin_sqrtf(v_36);
             R_3[(tf_clamp_index(v_35, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)] = v_42;
         }
     }
@@ -230,7 +230,7 @@ static __attribute__((noinline)) void qr_k8_rows(const float* __restrict A_copy_
         const int32_t tf_t = i0;
         const float v_43 = A_copy_5[(i0) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
         const float v_44 = R_3[(tf_clamp_index(v_35, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
-        const float v_45 = tf_div(v_43, v_44);
+        const float v_45 = (v_43 / v_44);
         Q_0[(i0) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)] = v_45;
     }
 }
@@ -290,7 +290,7 @@ extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(co
     float* R_3 = (float*)R_3_memory.data;
     qr_k1(R_3, A_shape1_2);
     TF_STOP_IF_INTERRUPTED();
-    const int32_t v_35 = tf_wrap_sub(A_shape1_2, 1);
+    const int32_t v_35 = tf_wrap_sub_i32(A_shape1_2, 1);
     if ((long long)(A_shape0_1) < 0) {
         const long long tf_sizes[] = {(long long)(A_shape0_1)};
         return tf_fail("tensor 'A_copy' (made at <tests>/test_seed_examples.py:<line>): shape[0] is {0}, a negative size", tf_sizes, 1);
@@ -312,10 +312,10 @@ extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(co
         TF_STOP_IF_INTERRUPTED();
         qr_k3(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_8);
         TF_STOP_IF_INTERRUPTED();
-        const int32_t v_20 = tf_wrap_add(v_8, 1);
-        const int32_t v_21 = tf_max(A_shape0_1, 0);
-        const int32_t v_46 = tf_wrap_sub(A_shape1_2, v_20);
-        const int32_t v_19 = tf_max(v_46, 0);
+        const int32_t v_20 = tf_wrap_add_i32(v_8, 1);
+        const int32_t v_21 = tf_max_i32(A_shape0_1, 0);
+        const int32_t v_46 = tf_wrap_sub_i32(A_shape1_2, v_20);
+        const int32_t v_19 = tf_max_i32(v_46, 0);
         qr_k4(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_8);
         TF_STOP_IF_INTERRUPTED();
         qr_k5(Q_0, A_copy_5, R_3, v_19, v_20, v_21, A_shape0_1, A_shape1_2, v_8);

@@ -13,7 +13,7 @@ std::tuple<TFTensor, TFTensor> kernels(TFContext tf, TFTensor A)
     tf.check((double)(long long)(A_shape1_2) * (double)(long long)(A_shape1_2) <= 2147483647.0, "tensor 'R': shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", {(long long)(A_shape1_2), (long long)(A_shape1_2)});
     TFTensor R_4 = tf.allocate("R", {(uint)A_shape1_2, (uint)A_shape1_2}, TFType::Float);
     tf.dispatch(1, {R_4}, {}, {asuint(A_shape1_2)}, {(uint)A_shape1_2, (uint)A_shape1_2}, {256});
-    const int v_5 = tf_wrap_sub(A_shape1_2, 1);
+    const int v_5 = tf_wrap_sub_i32(A_shape1_2, 1);
     tf.check((long long)(A_shape0_1) >= 0, "tensor 'A_copy': shape[0] is {0}, a negative size", {(long long)(A_shape0_1)});
     tf.check((long long)(A_shape1_2) >= 0, "tensor 'A_copy': shape[1] is {0}, a negative size", {(long long)(A_shape1_2)});
     tf.check((double)(long long)(A_shape0_1) * (double)(long long)(A_shape1_2) <= 2147483647.0, "tensor 'A_copy': shape [{0}, {1}] has more elements than the 2147483647 a tensor can hold", {(long long)(A_shape0_1), (long long)(A_shape1_2)});
@@ -21,10 +21,10 @@ std::tuple<TFTensor, TFTensor> kernels(TFContext tf, TFTensor A)
     tf.dispatch(2, {A_copy_6}, {A}, {asuint(A_shape0_1), asuint(A_shape1_2)}, {(uint)A_shape0_1, (uint)A_shape1_2}, {256});
     for (int v_7 = 0; v_7 < v_5; v_7 += 1) {
         tf.dispatch(3, {R_4}, {A_copy_6}, {asuint(A_shape0_1), asuint(A_shape1_2), asuint(v_7)}, {(uint)1}, {256});
-        const int v_8 = tf_wrap_add(v_7, 1);
-        const int v_9 = tf_max(A_shape0_1, 0);
-        const int v_10 = tf_wrap_sub(A_shape1_2, v_8);
-        const int v_11 = tf_max(v_10, 0);
+        const int v_8 = tf_wrap_add_i32(v_7, 1);
+        const int v_9 = tf_max_i32(A_shape0_1, 0);
+        const int v_10 = tf_wrap_sub_i32(A_shape1_2, v_8);
+        const int v_11 = tf_max_i32(v_10, 0);
         tf.dispatch(4, {Q_3}, {A_copy_6, R_4}, {asuint(A_shape0_1), asuint(A_shape1_2), asuint(v_7)}, {(uint)A_shape0_1}, {256});
         tf.dispatch(5, {R_4}, {Q_3, A_copy_6}, {asuint(v_11), asuint(v_8), asuint(v_9), asuint(A_shape0_1), asuint(A_shape1_2), asuint(v_7)}, {(uint)v_11}, {256});
         tf.dispatch(6, {A_copy_6}, {Q_3, R_4}, {asuint(v_9), asuint(v_11), asuint(v_8), asuint(A_shape0_1), asuint(A_shape1_2), asuint(v_7)}, {(uint)v_9, (uint)v_11}, {256});
@@ -119,7 +119,7 @@ uniform uint tf_u[3];
 
 int tf_clamp_index(int i, int n) { return clamp(i, 0, max(n - 1, 0)); }
 
-float tf_sqrt(float a) { return a < 0.0 ? TF_NAN : sqrt(a); }
+float tf_sqrt_f32(float a) { return a < 0.0 ? TF_NAN : sqrt(a); }
 
 void main() {
     const int A_shape0_2 = int(tf_u[0]);
@@ -138,7 +138,7 @@ void main() {
         const float v_10 = (v_5 + v_9);
         v_5 = v_10;
     }
-    const float v_11 = tf_sqrt(v_5);
+    const float v_11 = tf_sqrt_f32(v_5);
     R_0[(tf_clamp_index(v_4, A_shape1_3)) * A_shape1_3 + tf_clamp_index(v_4, A_shape1_3)] = v_11;
 }
 
@@ -160,13 +160,13 @@ int tf_clamp_index(int i, int n) { return clamp(i, 0, max(n - 1, 0)); }
 
 uint tf_uabs(int a) { return a < 0 ? 0u - uint(a) : uint(a); }
 
-float tf_div(float a, float b) { return a / b; }
-int tf_div(int a, int b) {
+float tf_div_f32(float a, float b) { return a / b; }
+int tf_div_i32(int a, int b) {
     if (b == 0) return 0;
     int q = int(tf_uabs(a) / tf_uabs(b));
     return (a < 0) != (b < 0) ? -q : q;
 }
-uint tf_div(uint a, uint b) { return b == 0u ? 0u : a / b; }
+uint tf_div_u32(uint a, uint b) { return b == 0u ? 0u : a / b; }
 
 void main() {
     const int A_shape0_3 = int(tf_u[0]);
@@ -179,7 +179,7 @@ void main() {
     const int tf_t = int(tf_g);
     const float v_6 = A_copy_1[(i0) * A_shape1_4 + tf_clamp_index(v_5, A_shape1_4)];
     const float v_7 = R_2[(tf_clamp_index(v_5, A_shape1_4)) * A_shape1_4 + tf_clamp_index(v_5, A_shape1_4)];
-    const float v_8 = tf_div(v_6, v_7);
+    const float v_8 = tf_div_f32(v_6, v_7);
     Q_0[(i0) * A_shape1_4 + tf_clamp_index(v_5, A_shape1_4)] = v_8;
 }
 
@@ -284,7 +284,7 @@ uniform uint tf_u[3];
 
 int tf_clamp_index(int i, int n) { return clamp(i, 0, max(n - 1, 0)); }
 
-float tf_sqrt(float a) { return a < 0.0 ? TF_NAN : sqrt(a); }
+float tf_sqrt_f32(float a) { return a < 0.0 ? TF_NAN : sqrt(a); }
 
 void main() {
     const int A_shape0_2 = int(tf_u[0]);
@@ -303,7 +303,7 @@ void main() {
         const float v_10 = (v_5 + v_9);
         v_5 = v_10;
     }
-    const float v_11 = tf_sqrt(v_5);
+    const float v_11 = tf_sqrt_f32(v_5);
     R_0[(tf_clamp_index(v_4, A_shape1_3)) * A_shape1_3 + tf_clamp_index(v_4, A_shape1_3)] = v_11;
 }
 
@@ -325,13 +325,13 @@ int tf_clamp_index(int i, int n) { return clamp(i, 0, max(n - 1, 0)); }
 
 uint tf_uabs(int a) { return a < 0 ? 0u - uint(a) : uint(a); }
 
-float tf_div(float a, float b) { return a / b; }
-int tf_div(int a, int b) {
+float tf_div_f32(float a, float b) { return a / b; }
+int tf_div_i32(int a, int b) {
     if (b == 0) return 0;
     int q = int(tf_uabs(a) / tf_uabs(b));
     return (a < 0) != (b < 0) ? -q : q;
 }
-uint tf_div(uint a, uint b) { return b == 0u ? 0u : a / b; }
+uint tf_div_u32(uint a, uint b) { return b == 0u ? 0u : a / b; }
 
 void main() {
     const int A_shape0_3 = int(tf_u[0]);
@@ -344,7 +344,7 @@ void main() {
     const int tf_t = int(tf_g);
     const float v_6 = A_copy_1[(i0) * A_shape1_4 + tf_clamp_index(v_5, A_shape1_4)];
     const float v_7 = R_2[(tf_clamp_index(v_5, A_shape1_4)) * A_shape1_4 + tf_clamp_index(v_5, A_shape1_4)];
-    const float v_8 = tf_div(v_6, v_7);
+    const float v_8 = tf_div_f32(v_6, v_7);
     Q_0[(i0) * A_shape1_4 + tf_clamp_index(v_5, A_shape1_4)] = v_8;
 }
 

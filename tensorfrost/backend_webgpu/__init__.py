@@ -1,0 +1,1 @@
+"""The WebGPU backend (``tf.webgpu``): WGSL kernels through wgpu-py."""

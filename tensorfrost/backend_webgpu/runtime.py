@@ -1,0 +1,308 @@
+"""Running compiled programs with WebGPU: storage buffers, WGSL pipelines, the Python host.
+
+Tensors are storage buffers of 32-bit elements (``WgpuBuffer``; float32, int32, uint32 and
+bool1, which takes a word). A program's kernels become WGSL compute pipelines when it is
+built (once per process for a given source, ``emit/wgsl.py``); its host part runs as the
+generated Python of the OpenGL backend (``backend_gl/host.py``), calling back ``alloc``,
+``dispatch``, ``readback``... here.
+
+Dispatches are recorded into one command encoder, in order (WebGPU orders the passes of a
+submission, so each kernel sees the writes of the ones before), and submitted when the host
+needs a value (a readback, a download) or the call ends. Each dispatch's uniform words
+take their own aligned row of one uniform buffer, bound with a dynamic offset; the rows are
+written just before the submission (``queue.write_buffer`` is ordered after the work
+submitted before it). Released buffers are kept for the next allocation of the same size,
+as on OpenGL; a kernel over the adapter's storage-buffer limit is split
+(``backend_gl/split.py``) or refused with an error (no arena here yet).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import struct
+
+import numpy as np
+
+from ..backend_gl.host import ShaderExecutable
+from ..backend_gl.split import split_kernel
+from ..emit.binding import buffer_order, dispatch_groups
+from ..emit.wgsl import emit_kernel
+from ..ir import dtypes as dt
+from ..ir.errors import RuntimeCheckError, TensorFrostError, generated_code_rejected
+from ..ir.node import walk
+from ..ir.target import Target
+from ..runtime import MAX_ELEMENTS, TensorMemory
+from . import context
+
+MAX_RANK = 8
+MAX_THREADS = 2**32 - 1  # the flat thread index is a u32
+_MIN_BYTES = 16  # WebGPU binds no empty buffer
+_UNIFORM_BYTES = 1 << 18  # the uniform rows of one submission (more dispatches: submitted in several)
+_POOL_LIMIT = 256 << 20  # bytes of released buffers kept for reuse
+_pool: dict = {}  # bytes -> [(serial, GPUBuffer)]
+_pooled_bytes = [0]
+_serials = itertools.count(1)
+_pipelines: dict = {}  # WGSL source -> (pipeline, bind group layout)
+
+
+class WgpuBuffer:
+    """A storage buffer of ``nbytes`` bytes (filled from ``data`` if given). ``serial`` names
+    the GPU buffer for the bind-group cache (a Python id may be reused)."""
+
+    __slots__ = ("buffer", "serial", "nbytes", "size")
+    live_bytes = 0
+
+    def __init__(self, device, nbytes: int, data: np.ndarray | None = None):
+        self.nbytes = int(nbytes)
+        self.size = max(-(-self.nbytes // 4) * 4, _MIN_BYTES)
+        found = _pool.get(self.size) if data is None else None
+        if found:
+            _pooled_bytes[0] -= self.size
+            self.serial, self.buffer = found.pop()
+        else:
+            usage = context.context().wgpu.BufferUsage
+            flags = usage.STORAGE | usage.COPY_SRC | usage.COPY_DST
+            if data is not None:
+                padded = np.zeros(self.size, np.uint8)
+                padded[:data.nbytes] = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
+                self.buffer = device.create_buffer_with_data(data=padded, usage=flags)
+            else:
+                self.buffer = device.create_buffer(size=self.size, usage=flags)
+            self.serial = next(_serials)
+        WgpuBuffer.live_bytes += self.size
+
+    def release(self) -> None:
+        if self.buffer is not None:
+            if _pooled_bytes[0] + self.size <= _POOL_LIMIT:
+                _pool.setdefault(self.size, []).append((self.serial, self.buffer))
+                _pooled_bytes[0] += self.size
+            self.buffer = None
+            WgpuBuffer.live_bytes -= self.size
+
+    def __del__(self):
+        self.release()
+
+
+def _pipeline(device, source: str, name: str, slots: int, uniform_bytes: int, nodes):
+    """(compute pipeline, bind group layout) of a WGSL source: ``slots`` storage buffers at
+    bindings 0..slots-1, then the uniform rows (a dynamic offset) if ``uniform_bytes``."""
+    found = _pipelines.get(source)
+    if found is not None:
+        return found
+    wgpu = context.context().wgpu
+    stage = wgpu.ShaderStage.COMPUTE
+    entries = [{"binding": k, "visibility": stage, "buffer": {"type": "storage"}} for k in range(slots)]
+    if uniform_bytes:
+        entries.append({"binding": slots, "visibility": stage,
+                        "buffer": {"type": "uniform", "has_dynamic_offset": True, "min_binding_size": uniform_bytes}})
+    try:
+        module = device.create_shader_module(code=source)
+        layout = device.create_bind_group_layout(entries=entries)
+        pipeline = device.create_compute_pipeline(layout=device.create_pipeline_layout(bind_group_layouts=[layout]),
+                                                  compute={"module": module, "entry_point": "main"})
+    except Exception as error:  # wgpu's GPUValidationError and friends: a bug of the emitter
+        raise generated_code_rejected("the WebGPU shader compiler", f"kernel {name}", nodes, str(error)) from None
+    _pipelines[source] = pipeline, layout
+    return pipeline, layout
+
+
+class _Piece:
+    """A pipeline running a kernel (or, for a split kernel, some of its writes)."""
+
+    def __init__(self, backend: WebGpuBackend, node, keep: set | None):
+        self.shader = emit_kernel(node, keep)
+        self.slots = self.shader.slots
+        if len(self.slots) > backend.max_buffers:
+            raise TensorFrostError(f"kernel {self.shader.name} binds {len(self.slots)} buffers, more than the "
+                                   f"{backend.max_buffers} storage buffers {backend.limits.description} allows a "
+                                   "shader, and it cannot be split (it reads a buffer it writes); the WebGPU "
+                                   "backend has no shared arena buffer yet: use fewer tensors in that kernel")
+        words = len(node.contract.uniforms)
+        self.uniform_bytes = -(-words // 4) * 16
+        self.pipeline, self.layout = _pipeline(backend.device, self.shader.source, self.shader.name, len(self.slots),
+                                               self.uniform_bytes, walk(node.body))
+        self.groups: dict = {}  # buffer serials -> bind group
+        self.backend = backend
+
+    def bind_group(self, storages: list):
+        key = tuple(s.serial for s in storages)
+        found = self.groups.get(key)
+        if found is None:
+            if len(self.groups) > 256:  # (bind groups keep their buffers alive)
+                self.groups.clear()
+            entries = [{"binding": k, "resource": {"buffer": s.buffer, "offset": 0, "size": s.size}}
+                       for k, s in enumerate(storages)]
+            if self.uniform_bytes:
+                entries.append({"binding": len(storages), "resource": {"buffer": self.backend.uniforms, "offset": 0,
+                                                                       "size": self.uniform_bytes}})
+            found = self.groups[key] = self.backend.device.create_bind_group(layout=self.layout, entries=entries)
+        return found
+
+
+_UNIFORM_NUMPY = {"f": np.float32, "i": np.int32, "I": np.uint32}
+
+
+class _Kernel:
+    """One kernel of a program: its pieces (one unless split) and how to pack its uniforms."""
+
+    def __init__(self, backend: WebGpuBackend, node):
+        self.node = node
+        self.name = node.contract.name
+        self.order = buffer_order(node)
+        pieces = split_kernel(node, backend.max_buffers)
+        self.pieces = [_Piece(backend, node, keep) for keep in (pieces or [None])]
+        kinds = "".join({"f": "f", "i": "i"}.get(u.dtype.kind, "I") for u in node.contract.uniforms)
+        self.uniforms = struct.Struct("=" + kinds)
+        self.groups: dict = {}  # grid -> work groups (None: an empty grid)
+
+    def pack_uniforms(self, values) -> bytes:
+        try:
+            return self.uniforms.pack(*values)
+        except (struct.error, TypeError):  # a numpy bool (struct wants ints): converted as numpy assigns
+            return b"".join(np.array(value).astype(_UNIFORM_NUMPY[kind]).tobytes()
+                            for kind, value in zip(self.uniforms.format[1:], values, strict=True))
+
+
+class WebGpuExecutable(ShaderExecutable):
+    """A program built for WebGPU (the host function's callbacks: ``ShaderExecutable``)."""
+
+    kernel_type = _Kernel
+
+    def __call__(self, memories: list) -> list:
+        try:
+            return list(self.main(self, memories))
+        finally:
+            self.backend.flush()
+
+    # -- called by the host function ----------------------------------------------------------
+
+    def storage(self, count: int, dtype: dt.DType) -> WgpuBuffer:
+        return self.backend.buffer(count * dtype.itemsize)
+
+    def element(self, memory: TensorMemory, flat: int):
+        return self.backend.read(memory.storage, memory.dtype, flat, 1)[0]
+
+    def region(self, name: str, begin: bool) -> None:
+        """Debug regions (OpenGL's debug groups) are not marked on WebGPU yet."""
+
+    def dispatch(self, index: int, buffers, uniforms, grid) -> None:
+        kernel = self.kernels[index]
+        groups = kernel.groups.get(grid, False)
+        if groups is False:
+            groups = kernel.groups[grid] = self._groups(kernel, grid)
+        if groups is None:  # an empty grid
+            return
+        memories = dict(zip(kernel.order, buffers, strict=True))
+        words = kernel.pack_uniforms(uniforms) if uniforms else b""
+        for piece in kernel.pieces:
+            storages = [memories[slot.node].storage for slot in piece.slots]
+            limits = self.backend.limits
+            for storage, slot in zip(storages, piece.slots):
+                if storage.size > limits.max_binding_bytes:
+                    raise RuntimeCheckError(f"kernel {kernel.name}: its buffer {slot.node.label} holds "
+                                            f"{storage.nbytes} bytes, more than the {limits.max_binding_bytes} "
+                                            f"{limits.description} binds at once (no buffers in parts yet)")
+            self.backend.record(piece, storages, words, groups)
+
+    def _groups(self, kernel: _Kernel, grid) -> tuple | None:
+        threads = math.prod(int(size) for size in grid)
+        if threads <= 0:
+            return None
+        if threads > MAX_THREADS:
+            raise RuntimeCheckError(f"kernel {kernel.name} has {threads} threads, more than the {MAX_THREADS} "
+                                    "one WebGPU dispatch can index")
+        if not kernel.node.rank:
+            return 1, 1, 1
+        limit = self.backend.limits.max_groups
+        groups = (*dispatch_groups(threads, limit), 1)
+        if groups[1] > limit:
+            raise RuntimeCheckError(f"kernel {kernel.name}: {threads} threads need more work groups than "
+                                    f"{self.backend.limits.description} allows")
+        return groups
+
+
+class WebGpuBackend:
+    """The ``tf.webgpu`` device: tensors in storage buffers, kernels as WGSL compute shaders."""
+
+    name = "webgpu"
+
+    def __init__(self):
+        found = context.context()
+        self.wgpu, self.device, self.limits = found.wgpu, found.device, found.limits
+        self.max_buffers = self.limits.max_buffers
+        usage = self.wgpu.BufferUsage
+        self.uniforms = self.device.create_buffer(size=_UNIFORM_BYTES, usage=usage.UNIFORM | usage.COPY_DST)
+        self._alignment = max(self.limits.uniform_alignment, 16)
+        self._encoder = None
+        self._rows = bytearray()  # the uniform rows of the dispatches recorded so far
+
+    @property
+    def target(self) -> Target:
+        missing = {d: "WGSL has no 64-bit types" if d.bits == 64 else
+                   "tensorfrost's WebGPU backend computes in 32-bit dtypes only so far"
+                   for d in dt.ALL if d not in dt.WORD}
+        return Target("webgpu", ("wgsl",), frozenset(dt.WORD), missing, self.max_buffers)
+
+    def memory_usage(self) -> tuple[int, int]:
+        """``(allocated, unused)`` bytes of storage buffers: those holding tensors plus those
+        kept for reuse, and the latter alone."""
+        return WgpuBuffer.live_bytes + _pooled_bytes[0], _pooled_bytes[0]
+
+    def buffer(self, nbytes: int, data: np.ndarray | None = None) -> WgpuBuffer:
+        if nbytes > self.limits.max_buffer_bytes:
+            raise RuntimeCheckError(f"a buffer of {nbytes} bytes is larger than the {self.limits.max_buffer_bytes} "
+                                    f"{self.limits.description} allows")
+        return WgpuBuffer(self.device, nbytes, data)
+
+    # -- recording and submitting work ----------------------------------------------------------
+
+    def record(self, piece: _Piece, storages: list, words: bytes, groups: tuple) -> None:
+        if piece.uniform_bytes and len(self._rows) + self._alignment + piece.uniform_bytes > _UNIFORM_BYTES:
+            self.flush()
+        if self._encoder is None:
+            self._encoder = self.device.create_command_encoder()
+        offsets = []
+        if piece.uniform_bytes:
+            start = -(-len(self._rows) // self._alignment) * self._alignment
+            self._rows += bytes(start - len(self._rows)) + words + bytes(piece.uniform_bytes - len(words))
+            offsets = [start]
+        compute = self._encoder.begin_compute_pass()
+        compute.set_pipeline(piece.pipeline)
+        compute.set_bind_group(0, piece.bind_group(storages), offsets)
+        compute.dispatch_workgroups(*groups)
+        compute.end()
+
+    def flush(self) -> None:
+        """Submit the dispatches recorded so far (without waiting for them)."""
+        if self._encoder is None:
+            return
+        if self._rows:
+            self.device.queue.write_buffer(self.uniforms, 0, bytes(self._rows))
+        encoder, self._encoder, self._rows = self._encoder, None, bytearray()
+        self.device.queue.submit([encoder.finish()])
+
+    def read(self, storage: WgpuBuffer, dtype: dt.DType, first: int, count: int) -> np.ndarray:
+        """``count`` elements of ``dtype`` from element ``first`` (after the work recorded so far)."""
+        self.flush()
+        if count == 0:
+            return np.empty(0, dtype.storage)
+        data = self.device.queue.read_buffer(storage.buffer, first * dtype.itemsize, count * dtype.itemsize)
+        return np.frombuffer(data, dtype=dtype.storage).copy()
+
+    # -- the backend interface --------------------------------------------------------------------
+
+    def upload(self, array: np.ndarray, dtype: dt.DType) -> TensorMemory:
+        if array.ndim > MAX_RANK:
+            raise TensorFrostError(f"tensors have at most {MAX_RANK} axes, got {array.ndim}")
+        if array.size > MAX_ELEMENTS:
+            raise TensorFrostError(f"{array.size} elements is more than the {MAX_ELEMENTS} a tensor can hold")
+        data = np.ascontiguousarray(array, dtype=dtype.storage).reshape(-1)
+        return TensorMemory(array.shape, dtype, self.buffer(data.nbytes, data), self)
+
+    def download(self, memory: TensorMemory) -> np.ndarray:
+        values = self.read(memory.storage, memory.dtype, 0, memory.size).reshape(memory.shape)
+        return values != 0 if memory.dtype is dt.bool1 else values
+
+    def build(self, program, options) -> WebGpuExecutable:
+        return WebGpuExecutable(self, program)

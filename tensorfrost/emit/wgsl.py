@@ -1,0 +1,240 @@
+"""WGSL compute shaders (WebGPU) from a compiled kernel program.
+
+A kernel becomes one self-contained WGSL module with the binding ABI of the GLSL kernels
+(``emit/binding.py``): its buffers are ``var<storage, read_write>`` arrays of 32-bit words at
+``@group(0) @binding(k)`` in binding order, its uniforms 32-bit words in a uniform buffer
+``tf_u`` bound after them (rows of ``vec4<u32>``: WGSL's uniform arrays have a 16-byte
+stride), read with a dynamic offset so that the dispatches of one submission each have
+their own. Every buffer is declared read-write, so that a tensor bound twice in a
+dispatch never meets WebGPU's rule against one buffer being both read-only and writable.
+
+The statements are the shader languages' (``shader.ShaderBody``) with what WGSL spells
+otherwise: ``let`` / ``var`` declarations, ``select(f, t, c)`` instead of ``?:``, explicit
+conversions, ``bitcast<T>``, loops with a declared counter, no unary minus of a u32, and
+helpers of the WGSL prelude (``prelude.wgsl``). A buffer a kernel updates atomically is
+an array of ``atomic<i32 / u32>``: its plain reads and writes are ``atomicLoad`` /
+``atomicStore``, and a float atomic is a compare-and-swap loop on the float's bits
+(WGSL has no float atomics). WGSL has no 64-bit types, and this emitter spells 32-bit
+values only (float32, int32, uint32, bool1): other dtypes are a ``DTypeError``.
+"""
+
+from __future__ import annotations
+
+from ..ir import dtypes as dt
+from ..ir.errors import DTypeError
+from ..ir.node import Node, walk
+from ..ir.ops import OPS, SELECT
+from ..ir.ops_math import value_code
+from . import features
+from .binding import GROUP_SIZE, local_size
+from .clike import BodyEmitter, index_arithmetic
+from .shader import (
+    KernelShader,
+    ShaderBody,
+    ShaderLang,
+    describe,
+    local_name,
+    make_slots,
+    mutable_nodes,
+    prelude_blocks,
+    select_prelude,
+    uniform_offsets,
+    uniform_words,
+)
+
+_PRELUDE = prelude_blocks([], files=("prelude.wgsl",))
+_NEG = OPS["neg"]
+_COMPONENTS = "xyzw"
+_STORAGE = {"uint": "u32", "int": "i32", "float": "f32"}  # a slot's storage (GLSL's names) in WGSL
+# The builtins every kernel's entry point takes: its group, the group count, its thread in it.
+_ENTRY = ("@builtin(workgroup_id) tf_wg: vec3<u32>, @builtin(num_workgroups) tf_groups: vec3<u32>, "
+          "@builtin(local_invocation_id) tf_lid: vec3<u32>")
+
+
+class WgslLang(ShaderLang):
+    name = "wgsl"
+    types = {dt.float32: "f32", dt.int32: "i32", dt.uint32: "u32", dt.bool1: "bool"}
+    storage_types = {**types, dt.bool1: "u32"}
+    float_bits = "bitcast<u32>"
+    bits_float = "bitcast<f32>"
+    int_bits = "bitcast<u32>"
+    bits_int = "bitcast<i32>"
+    # 0, where the compiler cannot see it (a dispatch has at least one group along z): Mesa's
+    # NIR, which lavapipe compiles WGSL's SPIR-V with too, needs what GLSL kernels need of it
+    opaque_zero = "min(i32(tf_groups.z), 0)"
+    atomic_names = {"add": "atomicAdd", "min": "atomicMin", "max": "atomicMax", "and": "atomicAnd",
+                    "or": "atomicOr", "xor": "atomicXor"}
+
+    def __init__(self, slots: list, atomic: set):
+        super().__init__(slots, native_float_add=False)
+        self.atomic_buffers = atomic  # names of the buffers declared as arrays of atomics
+
+    def literal(self, value, dtype: dt.DType) -> str:
+        if dtype.is_float and value != value:
+            return "tf_nan()"
+        if dtype.is_float and value in (float("inf"), float("-inf")):
+            return "tf_inf()" if value > 0 else "(-tf_inf())"
+        return super().literal(value, dtype)
+
+    def declare(self, dtype: dt.DType, name: str, expr: str, mutable: bool = False) -> str:
+        return f"{'var' if mutable else 'let'} {name}: {self.type(dtype)} = {expr};"
+
+    def uniform_word(self, k: int, dtype) -> str:
+        word = f"tf_u.w[{k // 4}].{_COMPONENTS[k % 4]}"
+        if dtype.is_float:
+            return f"bitcast<f32>({word})"
+        if dtype.kind == "i":
+            return f"bitcast<i32>({word})"
+        return f"({word} != 0u)" if dtype.is_bool else word
+
+    # -- reads, writes and atomics of 32-bit words -----------------------------------------------
+
+    def _element(self, buffer: str, index: str) -> str:
+        return f"atomicLoad(&{buffer}[{index}])" if buffer in self.atomic_buffers else f"{buffer}[{index}]"
+
+    def buffer_read(self, buffer: str, index: str, dtype: dt.DType) -> str:
+        word = self._element(buffer, index)
+        if dtype is dt.bool1:
+            return f"({word} != 0u)"
+        if self.slots[buffer].as_words and dtype is not dt.uint32:
+            return f"{self.bits_float if dtype.is_float else self.bits_int}({word})"
+        return word
+
+    def buffer_write(self, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
+        if dtype is dt.bool1:
+            value = f"select(0u, 1u, {value})"
+        elif self.slots[buffer].as_words and dtype is not dt.uint32:
+            value = f"bitcast<u32>({value})"
+        if buffer in self.atomic_buffers:
+            return f"atomicStore(&{buffer}[{index}], {value});"
+        return f"{buffer}[{index}] = {value};"
+
+    def atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
+        word = f"{buffer}[{index}]"
+        if dtype is dt.bool1:  # 0/1 words: add and max are or, min is and
+            combine = {"add": "or", "max": "or", "min": "and"}.get(combine, combine)
+            return self.native_atomic(combine, word, f"select(0u, 1u, {value})")
+        if dtype.is_float:  # a compare-and-swap loop on the bits, combining the decoded floats
+            combined = f"tf_{combine}_{value_code(dtype)}(bitcast<f32>(tf_seen), tf_v)"
+            return ("{ " f"let tf_e = {index}; let tf_v = {value}; var tf_seen = atomicLoad(&{buffer}[tf_e]); "
+                    f"loop {{ let tf_next = bitcast<u32>({combined}); if (tf_next == tf_seen) {{ break; }} "
+                    f"let tf_r = atomicCompareExchangeWeak(&{buffer}[tf_e], tf_seen, tf_next); "
+                    "if (tf_r.exchanged) { break; } tf_seen = tf_r.old_value; } }")
+        return self.native_atomic(combine, word, value)
+
+    def native_atomic(self, combine: str, word: str, value: str) -> str:
+        return f"{self.atomic_names[combine]}(&{word}, {value});"
+
+
+class WgslBody(ShaderBody):
+    """Kernel statements in WGSL's spelling."""
+
+    def stmt_const(self, node: Node) -> None:
+        if node in self.mutable and node.dtype.is_integer:  # (see WgslLang.opaque_zero)
+            zero = self.lang.opaque_zero if node.dtype.kind == "i" else f"u32({self.lang.opaque_zero})"
+            self.define(node, f"{self.lang.literal(node.attrs['value'], node.dtype)} + {zero}")
+            return
+        BodyEmitter.stmt_const(self, node)
+
+    def expression(self, node: Node) -> str:
+        if node.op.ordered and node.args[0].dtype is dt.bool1:  # WGSL orders no bools
+            args = [f"i32({self.value(a)})" for a in node.args]
+            return node.op.spelling(self.lang.name, [dt.int32] * len(args)).format(*args)
+        if node.op is SELECT:
+            c, a, b = (self.value(a) for a in node.args)
+            if node.dtype.is_float and node.args[0].op.ordered and set(node.args[0].args) == set(node.args[1:]):
+                # Mesa folds `a < b ? a : b` into a min that drops a NaN (numpy's where keeps it):
+                # one branch ORed with a zero it cannot see is no longer the compared value
+                a = f"bitcast<f32>(bitcast<u32>({a}) | u32({self.lang.opaque_zero}))"
+            return f"select({b}, {a}, {c})"
+        if node.op is _NEG and node.dtype.kind == "u":
+            return f"(0u - {self.value(node.args[0])})"
+        return BodyEmitter.expression(self, node)
+
+    def stmt_loop(self, node: Node) -> None:
+        begin, end, step = node.args
+        counter, e, st = self.name(node), self.value(end), self.value(step)
+        s = self.constant(step)
+        up, down = f"{counter} < {e}", f"{counter} > {e}"
+        cond = up if s is not None and s > 0 else down if s is not None and s < 0 else \
+            f"select({counter} > {e} && {st} < 0, {up}, {st} > 0)"
+        if node in self.bounded or s in (1, -1):
+            increment = f"{counter} += {st}"
+        else:  # the last step may pass INT32_MAX: the counter stops at the end instead of wrapping
+            rising = f"select({e}, {counter} + {st}, u32({e}) - u32({counter}) > u32({st}))"
+            falling = f"select({e}, {counter} + {st}, u32({counter}) - u32({e}) > 0u - u32({st}))"
+            chosen = rising if s is not None and s > 0 else falling if s is not None and s < 0 else \
+                f"select({falling}, {rising}, {st} > 0)"
+            increment = f"{counter} = {chosen}"
+        self.emit(f"for (var {counter}: i32 = {self.value(begin)}; {cond}; {increment}) {{")
+        self.block(node)
+
+
+def check_dtypes(kernel: Node) -> None:
+    """A ``DTypeError`` for a kernel with values the WGSL emitter does not spell."""
+    odd = sorted({d.name for d in features.kernel_dtypes(kernel) if d not in dt.WORD})
+    if odd:
+        first = next((n for n in walk(kernel.body) if n.location is not None and n.dtype is not None
+                      and n.dtype.name in odd), None)
+        raise DTypeError(f"kernel {kernel.contract.name} holds {', '.join('tf.' + n for n in odd)} values, which "
+                         "tensorfrost's WGSL kernels do not spell yet (WGSL has no 64-bit types; they spell "
+                         "tf.float32, tf.int32, tf.uint32 and tf.bool1); convert to a 32-bit dtype or use tf.cpu",
+                         first.location if first is not None else None)
+
+
+def _atomic_buffers(kernel: Node, keep: set | None) -> set:
+    return {n.args[0] for n in walk(kernel.body) if n.op.atomic and (keep is None or n in keep)}
+
+
+def _indices(lang: WgslLang, dims: list) -> list:
+    """The thread's flat index and grid indices (the flat dispatch of ``binding.py``)."""
+    count = " * ".join(f"u32({d})" for d in dims)
+    head = [f"    let tf_g: u32 = (tf_wg.y * tf_groups.x + tf_wg.x) * {GROUP_SIZE}u + tf_lid.x;",
+            f"    if (tf_g >= {count}) {{ return; }}", "    var tf_rest: u32 = tf_g;"]
+    for k in range(len(dims) - 1, 0, -1):
+        head.append(f"    let i{k}: i32 = i32(tf_rest % u32({dims[k]}));")
+        head.append(f"    tf_rest = tf_rest / u32({dims[k]});")
+    return head + ["    let i0: i32 = i32(tf_rest);", "    let tf_t: i32 = i32(tf_g);"]
+
+
+def emit_kernel(kernel: Node, keep: set | None = None) -> KernelShader:
+    """The WGSL module of one kernel node (with ``keep``, only those nodes of its body: one
+    piece of a kernel split to fit the buffer-binding limit, ``backend_gl/split.py``)."""
+    check_dtypes(kernel)
+    names: dict = {}
+    slots = make_slots(kernel, names, native_float_add=False, keep=keep)
+    atomic = _atomic_buffers(kernel, keep)
+    lang = WgslLang(slots, {s.name for s in slots if s.node in atomic})
+    head = []
+    for uniform, word in zip(kernel.contract.uniforms, uniform_offsets(kernel)):
+        name = local_name(names, uniform)
+        head.append("    " + lang.declare(uniform.dtype, name, lang.uniform_word(word, uniform.dtype)))
+    body = WgslBody(lang, kernel.shape, [f"i{k}" for k in range(kernel.rank)], "tf_t" if kernel.rank else None, names)
+    body.mutable = mutable_nodes(kernel)
+    body.bounded = index_arithmetic(walk(kernel.body))
+    body.keep = keep
+    if kernel.rank:
+        head += _indices(lang, [body.value(d) for d in kernel.shape])
+    body.depth = 1
+    body.scope(kernel.body.nodes)
+    declarations = []
+    for slot in slots:
+        element = _STORAGE[slot.storage]
+        element = f"atomic<{element}>" if slot.name in lang.atomic_buffers else element
+        declarations.append(f"@group(0) @binding({slot.binding}) var<storage, read_write> {slot.name}: "
+                            f"array<{element}>;")
+    words = uniform_words(kernel, slots)
+    if words:
+        declarations += [f"struct TfUniforms {{ w: array<vec4<u32>, {-(-words // 4)}> }}",
+                         f"@group(0) @binding({len(slots)}) var<uniform> tf_u: TfUniforms;"]
+    size = local_size(kernel)
+    prelude = select_prelude(_PRELUDE, "\n".join(head + body.lines))
+    if "tf_zero" in prelude:  # (a 0 the prelude's helpers hide operands behind: no `precise` in WGSL)
+        declarations.append("var<private> tf_zero: u32;")
+        head.insert(0, f"    tf_zero = u32({lang.opaque_zero});")
+    main = [f"@compute @workgroup_size({size})", f"fn main({_ENTRY}) {{", *head, *body.lines, "}"]
+    lines = describe(kernel, slots, names) + declarations
+    if prelude:
+        lines += ["", prelude]
+    lines += [""] + main
+    return KernelShader(kernel, "\n".join(lines) + "\n", slots, size)
