@@ -12,6 +12,7 @@ table's numpy reference, so host arithmetic has exactly the semantics of the int
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from ..ir.node import Node, Program
 from ..ir.ops import ALLOC, CONST, KERNEL
 from ..opt.analysis import set_variables
 from ..runtime import MAX_ELEMENTS, TensorMemory, shape_problem
+from .split import split_kernel
 
 SCALAR_TYPES = {d: d.numpy.type for d in dt.ALL}  # (bool1: np.bool_, bfloat16: ml_dtypes')
 
@@ -226,3 +228,37 @@ class ShaderExecutable:
     def fail(message: str, location, values) -> None:
         # a NUL shows as the cpu's messages show it (C strings cannot hold one)
         raise RuntimeCheckError(message.format(*values).replace("\0", "\\x00"), location)
+
+
+# The struct format of a uniform of each dtype: a 32-bit word, two for 64-bit dtypes (16-bit
+# floats pass their value as a float32, 8- and 16-bit ints as int32 / uint32).
+_UNIFORM_NUMPY = {"f": np.float32, "i": np.int32, "I": np.uint32, "d": np.float64, "q": np.int64, "Q": np.uint64}
+
+
+def _uniform_kind(dtype: dt.DType) -> str:
+    if dtype.bits == 64:
+        return {"f": "d", "i": "q"}.get(dtype.kind, "Q")
+    return {"f": "f", "i": "i"}.get(dtype.kind, "I")
+
+
+class ShaderKernel:
+    """One kernel of a program on a shader backend: its pieces (one unless split to the
+    backend's buffer limit; ``piece_type`` is the backend's) and how to pack its uniforms."""
+
+    piece_type: type
+
+    def __init__(self, backend, node):
+        self.node = node
+        self.name = node.contract.name
+        self.order = buffer_order(node)
+        pieces = split_kernel(node, backend.max_buffers)
+        self.pieces = [self.piece_type(backend, node, keep) for keep in (pieces or [None])]
+        self.uniforms = struct.Struct("=" + "".join(_uniform_kind(u.dtype) for u in node.contract.uniforms))
+        self.groups: dict = {}  # grid -> the backend's work groups for it
+
+    def pack_uniforms(self, values) -> bytes:
+        try:
+            return self.uniforms.pack(*values)
+        except (struct.error, TypeError):  # a numpy bool (struct wants ints): converted as numpy assigns
+            return b"".join(np.array(value).astype(_UNIFORM_NUMPY[kind]).tobytes()
+                            for kind, value in zip(self.uniforms.format[1:], values, strict=True))

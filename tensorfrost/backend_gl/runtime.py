@@ -23,14 +23,13 @@ import atexit
 import ctypes
 import functools
 import os
-import struct
 import threading
 from types import SimpleNamespace
 
 import numpy as np
 
 from ..emit import features
-from ..emit.binding import buffer_order, dispatch_groups, plan_bindings
+from ..emit.binding import dispatch_groups, plan_bindings
 from ..emit.glsl import GRID_LOCAL, NV_FLOAT_ATOMICS, emit_kernel
 from ..ir import dtypes as dt
 from ..ir.errors import CompileError, GlThreadError, RuntimeCheckError, TensorFrostError, generated_code_rejected
@@ -38,9 +37,8 @@ from ..ir.node import walk
 from ..ir.target import Target
 from ..runtime import MAX_ELEMENTS, TensorMemory
 from . import context
-from .host import ShaderExecutable
+from .host import ShaderExecutable, ShaderKernel
 from .programs import compile_program
-from .split import split_kernel
 
 MAX_RANK = 8
 # Storage buffers a shader binds directly, when lower than the driver's limit: tests lower it
@@ -207,35 +205,8 @@ class _Piece:
         return self.variants[key]
 
 
-class _Kernel:
-    """One kernel of a program: its pieces (one unless split) and how to pack its uniforms."""
-
-    def __init__(self, backend: GlBackend, node):
-        self.node = node
-        self.name = node.contract.name
-        self.order = buffer_order(node)
-        pieces = split_kernel(node, backend.max_buffers)
-        self.pieces = [_Piece(backend, node, keep) for keep in (pieces or [None])]
-        self.uniforms = struct.Struct("=" + "".join(_uniform_kind(u.dtype) for u in node.contract.uniforms))
-        self.groups: dict = {}  # grid -> (groups, whether 3-D)
-
-    def pack_uniforms(self, values) -> bytes:
-        try:
-            return self.uniforms.pack(*values)
-        except (struct.error, TypeError):  # a numpy bool (struct wants ints): convert as numpy assigns
-            return b"".join(np.array(value).astype(_UNIFORM_NUMPY[kind]).tobytes()
-                            for kind, value in zip(self.uniforms.format[1:], values, strict=True))
-
-
-# The struct format of a uniform of each dtype: a 32-bit word, two for 64-bit dtypes (16-bit
-# floats pass their value as a float32, 8- and 16-bit ints as int32 / uint32).
-_UNIFORM_NUMPY = {"f": np.float32, "i": np.int32, "I": np.uint32, "d": np.float64, "q": np.int64, "Q": np.uint64}
-
-
-def _uniform_kind(dtype: dt.DType) -> str:
-    if dtype.bits == 64:
-        return {"f": "d", "i": "q"}.get(dtype.kind, "Q")
-    return {"f": "f", "i": "i"}.get(dtype.kind, "I")
+class _Kernel(ShaderKernel):
+    piece_type = _Piece
 
 
 def buffer_bytes(count: int, dtype: dt.DType) -> int:

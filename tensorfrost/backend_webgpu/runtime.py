@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import struct
 
 import numpy as np
 
-from ..backend_gl.host import ShaderExecutable
-from ..backend_gl.split import split_kernel
-from ..emit.binding import buffer_order, dispatch_groups
+from ..backend_gl.host import ShaderExecutable, ShaderKernel
+from ..emit.binding import dispatch_groups
 from ..emit.wgsl import emit_kernel
 from ..ir import dtypes as dt
 from ..ir.errors import RuntimeCheckError, TensorFrostError, generated_code_rejected
@@ -140,28 +138,8 @@ class _Piece:
         return found
 
 
-_UNIFORM_NUMPY = {"f": np.float32, "i": np.int32, "I": np.uint32}
-
-
-class _Kernel:
-    """One kernel of a program: its pieces (one unless split) and how to pack its uniforms."""
-
-    def __init__(self, backend: WebGpuBackend, node):
-        self.node = node
-        self.name = node.contract.name
-        self.order = buffer_order(node)
-        pieces = split_kernel(node, backend.max_buffers)
-        self.pieces = [_Piece(backend, node, keep) for keep in (pieces or [None])]
-        kinds = "".join({"f": "f", "i": "i"}.get(u.dtype.kind, "I") for u in node.contract.uniforms)
-        self.uniforms = struct.Struct("=" + kinds)
-        self.groups: dict = {}  # grid -> work groups (None: an empty grid)
-
-    def pack_uniforms(self, values) -> bytes:
-        try:
-            return self.uniforms.pack(*values)
-        except (struct.error, TypeError):  # a numpy bool (struct wants ints): converted as numpy assigns
-            return b"".join(np.array(value).astype(_UNIFORM_NUMPY[kind]).tobytes()
-                            for kind, value in zip(self.uniforms.format[1:], values, strict=True))
+class _Kernel(ShaderKernel):
+    piece_type = _Piece
 
 
 class WebGpuExecutable(ShaderExecutable):
