@@ -51,6 +51,12 @@ def gl_unavailable_reason():
     return unavailable_reason()
 
 
+def webgpu_unavailable_reason():
+    """None when a WebGPU device can be made, else why not."""
+    from tensorfrost.backend_webgpu.context import unavailable_reason
+    return unavailable_reason()
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request):
     """Select a backend for the test; yields the device object. OpenGL cases skip, with
@@ -59,6 +65,10 @@ def backend(request):
         reason = gl_unavailable_reason()
         if reason is not None:
             pytest.skip(f"no OpenGL 4.3 context: {reason}")
+    if request.param == "webgpu":
+        reason = webgpu_unavailable_reason()
+        if reason is not None:
+            pytest.skip(f"no WebGPU device: {reason}")
     device = getattr(tf, request.param)
     tf.initialize(device)
     yield device

@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import webgpu_unavailable_reason
 from test_codegen import CPU_RUNTIME
 
 import tensorfrost as tf
@@ -190,9 +191,9 @@ def test_codegen_main_functions_check_sizes_before_allocating(tmp_path):
 
 
 def test_programs_called_from_another_thread(backend):
-    """The cpu runs programs from any thread. An OpenGL context is current on one thread only:
-    from another one, a GlThreadError instead of PyOpenGL's raw EGL_BAD_ACCESS; the owning
-    thread goes on working."""
+    """The cpu and WebGPU run programs from any thread. An OpenGL context is current on one
+    thread only: from another one, a GlThreadError instead of PyOpenGL's raw EGL_BAD_ACCESS;
+    the owning thread goes on working."""
     prog = tf.compile(_plus_one)
     x = tf.tensor(np.arange(4, dtype=np.float32))
     results = {}
@@ -208,7 +209,7 @@ def test_programs_called_from_another_thread(backend):
     worker = threading.Thread(target=work, name="worker-7")
     worker.start()
     worker.join()
-    if backend is tf.cpu:
+    if backend is not tf.opengl:
         np.testing.assert_array_equal(results["call"], np.arange(4) + 1.0)
         np.testing.assert_array_equal(results["download"], np.arange(4))
         assert isinstance(results["compile"], tf.TensorProgram)
@@ -219,6 +220,34 @@ def test_programs_called_from_another_thread(backend):
             assert isinstance(error, tf.TensorFrostError)
             assert "thread 'worker-7'" in str(error) and "thread 'MainThread'" in str(error), str(error)
     np.testing.assert_array_equal(prog(x).numpy, np.arange(4) + 1.0)
+
+
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_programs_called_from_two_threads_at_once_give_each_its_own_result(device):
+    """Where programs run from any thread (not OpenGL: the test above), two threads calling at
+    the same time each get their own inputs' results (WebGPU: one command encoder per device,
+    locked)."""
+    reason = webgpu_unavailable_reason() if device == "webgpu" else None
+    if reason is not None:
+        pytest.skip(f"no WebGPU device: {reason}")
+    tf.initialize(getattr(tf, device))
+    prog = tf.compile(_plus_one)
+    failures = []
+
+    def work(offset):
+        for k in range(40):
+            x = np.arange(1000, dtype=np.float32) + offset + k
+            got = prog(x).numpy
+            if not np.array_equal(got, x + 1.0):
+                failures.append((offset, k))
+
+    workers = [threading.Thread(target=work, args=(offset,)) for offset in (0.0, 5000.0)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    tf.initialize(tf.cpu)
+    assert failures == []
 
 
 # -- checkpoints --------------------------------------------------------------------------------

@@ -140,7 +140,7 @@ def test_rejected_generated_code_names_the_users_line(backend, monkeypatch):
     """A compiler or driver failure on generated code is an InternalError (CompileError) that
     points at the user's line of the op whose code it was, and the process goes on."""
     from tensorfrost.ir.ops import OPS
-    lang = "glsl" if backend is tf.opengl else "cpp"
+    lang = {"opengl": "glsl", "webgpu": "wgsl"}.get(backend.name, "cpp")
     monkeypatch.setitem(OPS["sin"].emit, lang, "no_such_function_in_tensorfrost({0})")
 
     def program():

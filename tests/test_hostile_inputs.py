@@ -23,7 +23,7 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import DlpackProducer
+from conftest import DlpackProducer, webgpu_unavailable_reason
 from test_codegen import CPU_RUNTIME
 
 import tensorfrost as tf
@@ -251,6 +251,54 @@ def test_300_nested_if_blocks_compile_and_run(backend):
     assert sys.getrecursionlimit() == limit  # raised for the compile only
 
 
+def _deep_ifs_around_loops():
+    """90 nested blocks, a loop of 1 or 2 trips in every ninth, the others ifs on the data,
+    each scaling the running value; at the bottom a break under an if (WGSL: the ifs from
+    depth 48 on are flattened into guards, emit/wgsl_nesting.py)."""
+    a = tf.input([-1], tf.float32)
+    b = tf.zeros(a.shape, tf.float32)
+    with contextlib.ExitStack() as blocks:
+        for k in range(90):
+            if k % 9 == 4:
+                blocks.enter_context(tf.loop(2 if k % 2 == 0 else 1))
+                b.val = b + 0.5
+            else:
+                blocks.enter_context(tf.if_cond(a > -1.0 + k * 0.01))
+                b.val = b * 1.01
+        b.val = b + 1.0
+        with tf.if_cond(a > 0.5):
+            tf.break_loop()
+        b.val = b + 2.0
+    return b
+
+
+def _deep_reference(x: float) -> np.float32:
+    f32 = np.float32
+
+    def level(k, b):  # (value, whether a break is on its way to the enclosing loop)
+        if k == 90:
+            b = f32(b + f32(1.0))
+            return (b, True) if x > 0.5 else (f32(b + f32(2.0)), False)
+        if k % 9 == 4:
+            for _ in range(2 if k % 2 == 0 else 1):
+                b, broke = level(k + 1, f32(b + f32(0.5)))
+                if broke:
+                    break
+            return b, False
+        if x > f32(-1.0 + k * 0.01):
+            return level(k + 1, f32(b * f32(1.01)))
+        return b, False
+    return level(0, f32(0.0))[0]
+
+
+def test_90_nested_ifs_and_loops_with_a_break_match_python(backend):
+    prog = tf.compile(_deep_ifs_around_loops)
+    x = np.array([1.0, 0.2, -0.5, -0.05, -0.3, -2.0], np.float32)  # (leaving at depths 0-90)
+    want = np.array([_deep_reference(v) for v in x], np.float32)
+    # (OpenGL's compiler fuses b * 1.01 + 0.5 into one rounding: up to 1 ulp per level, 90 levels)
+    np.testing.assert_allclose(prog(x).numpy, want, rtol=90 * 2.0**-24)
+
+
 def test_300_nested_loops_and_ifs_compile_and_run_on_the_cpu():
     """The loops of 2 trips (one block in seven) multiply: 2^(number of them) adds of 1."""
     tf.initialize(tf.cpu)
@@ -258,6 +306,20 @@ def test_300_nested_loops_and_ifs_compile_and_run_on_the_cpu():
     prog = tf.compile(_nested(300, kinds))
     doubled = sum(1 for k in range(300) if kinds[k % 2] == "loop" and k % 7 == 0)
     np.testing.assert_array_equal(prog(np.ones(3, np.float32)).numpy, np.full(3, 2.0**doubled))
+
+
+def test_loops_nested_beyond_what_wgsl_compilers_take_are_refused_at_the_users_line():
+    reason = webgpu_unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"no WebGPU device: {reason}")
+    tf.initialize(tf.webgpu)
+    try:
+        with pytest.raises(tf.TensorFrostError, match=r"nests more than 110 loops in one another, more than WGSL "
+                                                      r"compilers take") as info:
+            tf.compile(_nested(300, ("loop",)))
+        assert "test_hostile_inputs.py" in str(info.value)
+    finally:
+        tf.initialize(tf.cpu)
 
 
 def test_nesting_beyond_the_limit_is_a_trace_error_at_the_users_line():

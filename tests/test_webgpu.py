@@ -434,3 +434,32 @@ def test_opengl_keeps_working_beside_a_webgpu_device():
     done = subprocess.run([sys.executable, "-c", _GL_THEN_WEBGPU], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split("\n")[-2] == "[0.0, 3.0, 6.0, 9.0, 12.0] [1.0, 2.0, 3.0, 4.0, 5.0]", done.stdout
+
+
+_TENSORS_IN_CYCLES = """
+import gc
+import numpy as np
+import tensorfrost as tf
+tf.initialize(tf.webgpu)
+def double():
+    x = tf.input([-1], tf.float32)
+    return x * 2.0
+program = tf.compile(double)
+x = np.arange(6, dtype=np.float32)
+for k in range(5):
+    out = program(x)
+    cycle = [out]
+    cycle.append(cycle)  # unreachable once dropped: only the collector frees it
+    del out, cycle
+    gc.collect()
+print(program(x).numpy.tolist())
+"""
+
+
+def test_tensors_freed_by_the_garbage_collector_leave_the_buffer_pool_usable():
+    """The collector finalizes every object of an unreachable cycle, wgpu's buffer too, while
+    the tensor's finalizer puts that buffer in the pool for reuse: a released buffer in a bind
+    group aborted the process (as a traceback holding tensors in pytest.raises did)."""
+    done = subprocess.run([sys.executable, "-c", _TENSORS_IN_CYCLES], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split("\n")[-2] == "[0.0, 2.0, 4.0, 6.0, 8.0, 10.0]", done.stdout

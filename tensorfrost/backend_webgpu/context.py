@@ -21,6 +21,8 @@ _INSTALL = ("install the webgpu extra (pip install 'tensorfrost[webgpu]', which 
 _LIMITS = ("max-storage-buffers-per-shader-stage", "max-storage-buffer-binding-size", "max-buffer-size",
            "max-compute-workgroups-per-dimension", "max-compute-invocations-per-workgroup",
            "max-compute-workgroup-size-x", "max-uniform-buffer-binding-size")
+# The optional features the device asks for where the adapter has them.
+_FEATURES = ("timestamp-query",)  # (get_last_execution_time: the GPU's own clock)
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Context:
     adapter: object
     device: object
     limits: Limits
+    features: frozenset  # of _FEATURES, those the device has
 
 
 def _import_wgpu():
@@ -72,7 +75,8 @@ def context() -> Context:
         raise TensorFrostError(f"tf.webgpu: no WebGPU adapter is available ({reason}): {_INSTALL}")
     limits = adapter.limits
     wanted = {name: limits[name] for name in _LIMITS if name in limits}
-    device = adapter.request_device_sync(required_limits=wanted)
+    features = frozenset(name for name in _FEATURES if name in adapter.features)
+    device = adapter.request_device_sync(required_limits=wanted, required_features=sorted(features))
     info = adapter.info
     description = f"{info.get('device', 'an adapter')} ({info.get('backend_type', 'WebGPU')})"
     found = Limits(max_buffers=int(limits["max-storage-buffers-per-shader-stage"]),
@@ -81,7 +85,7 @@ def context() -> Context:
                    max_groups=int(limits["max-compute-workgroups-per-dimension"]),
                    uniform_alignment=int(limits["min-uniform-buffer-offset-alignment"]),
                    description=description)
-    return Context(wgpu, adapter, device, found)
+    return Context(wgpu, adapter, device, found, features)
 
 
 def unavailable_reason() -> str | None:

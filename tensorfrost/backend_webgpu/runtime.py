@@ -12,14 +12,21 @@ needs a value (a readback, a download) or the call ends. Each dispatch's uniform
 take their own aligned row of one uniform buffer, bound with a dynamic offset; the rows are
 written just before the submission (``queue.write_buffer`` is ordered after the work
 submitted before it). Released buffers are kept for the next allocation of the same size,
-as on OpenGL; a kernel over the adapter's storage-buffer limit is split
+as on OpenGL (never one that wgpu has released: a tensor freed by the garbage collector
+with its buffer); a kernel over the adapter's storage-buffer limit is split
 (``backend_gl/split.py``) or refused with an error (no arena here yet).
+
+Programs run from any thread, one at a time (``WebGpuBackend.lock``). Where the device has
+timestamp queries, each call's passes write the GPU's clock (the first one its start, every
+one its end), resolved at the end of the call for ``get_last_execution_time``.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import threading
+import time
 
 import numpy as np
 
@@ -54,10 +61,9 @@ class WgpuBuffer:
     def __init__(self, device, nbytes: int, data: np.ndarray | None = None):
         self.nbytes = int(nbytes)
         self.size = max(-(-self.nbytes // 4) * 4, _MIN_BYTES)
-        found = _pool.get(self.size) if data is None else None
-        if found:
-            _pooled_bytes[0] -= self.size
-            self.serial, self.buffer = found.pop()
+        pooled = _pooled(self.size) if data is None else None
+        if pooled is not None:
+            self.serial, self.buffer = pooled
         else:
             usage = context.context().wgpu.BufferUsage
             flags = usage.STORAGE | usage.COPY_SRC | usage.COPY_DST
@@ -72,7 +78,7 @@ class WgpuBuffer:
 
     def release(self) -> None:
         if self.buffer is not None:
-            if _pooled_bytes[0] + self.size <= _POOL_LIMIT:
+            if _alive(self.buffer) and _pooled_bytes[0] + self.size <= _POOL_LIMIT:
                 _pool.setdefault(self.size, []).append((self.serial, self.buffer))
                 _pooled_bytes[0] += self.size
             self.buffer = None
@@ -80,6 +86,25 @@ class WgpuBuffer:
 
     def __del__(self):
         self.release()
+
+
+def _alive(buffer) -> bool:
+    """Whether wgpu has not released ``buffer``: the garbage collector finalizes every object of
+    an unreachable cycle (a traceback's frames holding tensors, say), the GPUBuffer too, even
+    when this buffer's finalizer puts it in the pool, where a released one would crash
+    wgpu-native at its next bind group."""
+    return getattr(buffer, "_internal", None) is not None
+
+
+def _pooled(size: int):
+    """A kept ``(serial, GPUBuffer)`` of ``size`` bytes that wgpu has not released, or None."""
+    kept = _pool.get(size)
+    while kept:
+        _pooled_bytes[0] -= size
+        serial, buffer = kept.pop()
+        if _alive(buffer):
+            return serial, buffer
+    return None
 
 
 def _pipeline(device, source: str, name: str, slots: int, uniform_bytes: int, nodes):
@@ -147,11 +172,38 @@ class WebGpuExecutable(ShaderExecutable):
 
     kernel_type = _Kernel
 
+    _resolved = None  # the GPU clock's start and end of the last call (timestamp queries)
+    _elapsed_ms = 0.0  # the last call's wall time, where the device has no timestamp queries
+
     def __call__(self, memories: list) -> list:
-        try:
-            return list(self.main(self, memories))
-        finally:
-            self.backend.flush()
+        backend = self.backend
+        with backend.lock:  # (one command encoder and one row of uniforms per device)
+            start = time.perf_counter()
+            backend.clock_started = False
+            try:
+                return list(self.main(self, memories))
+            finally:
+                if backend.clock_started:
+                    if self._resolved is None:
+                        usage = backend.wgpu.BufferUsage
+                        self._resolved = backend.device.create_buffer(size=16, usage=usage.QUERY_RESOLVE
+                                                                      | usage.COPY_SRC)
+                    backend.encoder().resolve_query_set(backend.clock, 0, 2, self._resolved, 0)
+                self._clocked = backend.clock_started
+                backend.flush()
+                self._elapsed_ms = (time.perf_counter() - start) * 1000.0
+
+    def last_execution_time(self) -> float:
+        """Milliseconds the last call's kernels ran, by the GPU's clock from the start of its
+        first dispatch to the end of its last one (where the device has timestamp queries;
+        else the call's wall time, which does not wait for the GPU)."""
+        if self.backend.clock is None:
+            return self._elapsed_ms
+        if not getattr(self, "_clocked", False):
+            return 0.0  # (the call dispatched nothing)
+        with self.backend.lock:
+            ticks = np.frombuffer(self.backend.device.queue.read_buffer(self._resolved), np.uint64)
+        return max(int(ticks[1]) - int(ticks[0]), 0) / 1e6  # (WebGPU's timestamps count nanoseconds)
 
     # -- called by the host function ----------------------------------------------------------
 
@@ -214,6 +266,11 @@ class WebGpuBackend:
         self._alignment = max(self.limits.uniform_alignment, 16)
         self._encoder = None
         self._rows = bytearray()  # the uniform rows of the dispatches recorded so far
+        self.lock = threading.RLock()  # programs run from any thread, one at a time
+        # the GPU clock: the first pass of a call writes its start, every pass the end
+        self.clock = self.device.create_query_set(type="timestamp", count=2) \
+            if "timestamp-query" in found.features else None
+        self.clock_started = False
 
     @property
     def target(self) -> Target:
@@ -238,18 +295,28 @@ class WebGpuBackend:
     def record(self, piece: _Piece, storages: list, words: bytes, groups: tuple) -> None:
         if piece.uniform_bytes and len(self._rows) + self._alignment + piece.uniform_bytes > _UNIFORM_BYTES:
             self.flush()
-        if self._encoder is None:
-            self._encoder = self.device.create_command_encoder()
         offsets = []
         if piece.uniform_bytes:
             start = -(-len(self._rows) // self._alignment) * self._alignment
             self._rows += bytes(start - len(self._rows)) + words + bytes(piece.uniform_bytes - len(words))
             offsets = [start]
-        compute = self._encoder.begin_compute_pass()
+        writes = None
+        if self.clock is not None:
+            writes = {"query_set": self.clock, "end_of_pass_write_index": 1}
+            if not self.clock_started:
+                writes["beginning_of_pass_write_index"] = 0
+                self.clock_started = True
+        compute = self.encoder().begin_compute_pass(timestamp_writes=writes)
         compute.set_pipeline(piece.pipeline)
         compute.set_bind_group(0, piece.bind_group(storages), offsets)
         compute.dispatch_workgroups(*groups)
         compute.end()
+
+    def encoder(self):
+        """The command encoder recording this submission's work."""
+        if self._encoder is None:
+            self._encoder = self.device.create_command_encoder()
+        return self._encoder
 
     def flush(self) -> None:
         """Submit the dispatches recorded so far (without waiting for them)."""
@@ -262,10 +329,11 @@ class WebGpuBackend:
 
     def read(self, storage: WgpuBuffer, dtype: dt.DType, first: int, count: int) -> np.ndarray:
         """``count`` elements of ``dtype`` from element ``first`` (after the work recorded so far)."""
-        self.flush()
         if count == 0:
             return np.empty(0, dtype.storage)
-        data = self.device.queue.read_buffer(storage.buffer, first * dtype.itemsize, count * dtype.itemsize)
+        with self.lock:
+            self.flush()
+            data = self.device.queue.read_buffer(storage.buffer, first * dtype.itemsize, count * dtype.itemsize)
         return np.frombuffer(data, dtype=dtype.storage).copy()
 
     # -- the backend interface --------------------------------------------------------------------

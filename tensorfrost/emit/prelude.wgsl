@@ -334,7 +334,7 @@ fn tf_to_uint_i32(a: i32) -> u32 { return u32(a); }
 fn tf_to_uint_u32(a: u32) -> u32 { return a; }
 fn tf_to_uint_b(a: bool) -> u32 { return select(0u, 1u, a); }
 
-fn tf_to_bool_f32(a: f32) -> bool { return a != 0.0; }
+fn tf_to_bool_f32(a: f32) -> bool { return !(a == 0.0); }  // (NaN is true: see ops_math's ne)
 fn tf_to_bool_i32(a: i32) -> bool { return a != 0; }
 fn tf_to_bool_u32(a: u32) -> bool { return a != 0u; }
 fn tf_to_bool_b(a: bool) -> bool { return a; }

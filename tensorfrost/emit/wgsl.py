@@ -41,6 +41,7 @@ from .shader import (
     uniform_offsets,
     uniform_words,
 )
+from .wgsl_nesting import FlatDeepIfs
 
 _PRELUDE = prelude_blocks([], files=("prelude.wgsl",))
 _NEG = OPS["neg"]
@@ -126,7 +127,7 @@ class WgslLang(ShaderLang):
         return f"{self.atomic_names[combine]}(&{word}, {value});"
 
 
-class WgslBody(ShaderBody):
+class WgslBody(FlatDeepIfs, ShaderBody):
     """Kernel statements in WGSL's spelling."""
 
     def stmt_const(self, node: Node) -> None:
@@ -151,20 +152,24 @@ class WgslBody(ShaderBody):
             return f"(0u - {self.value(node.args[0])})"
         return BodyEmitter.expression(self, node)
 
-    def stmt_loop(self, node: Node) -> None:
+    def loop_statement(self, node: Node) -> None:
+        """A loop's ``for`` and block (``FlatDeepIfs.stmt_loop`` calls it)."""
         begin, end, step = node.args
         counter, e, st = self.name(node), self.value(end), self.value(step)
         s = self.constant(step)
-        up, down = f"{counter} < {e}", f"{counter} > {e}"
+        # (comparisons in parentheses: WGSL reads `a < b, c > d` as a template list)
+        up, down = f"({counter} < {e})", f"({counter} > {e})"
         cond = up if s is not None and s > 0 else down if s is not None and s < 0 else \
-            f"select({counter} > {e} && {st} < 0, {up}, {st} > 0)"
+            f"select({down} && ({st} < 0), {up}, ({st} > 0))"
         if node in self.bounded or s in (1, -1):
             increment = f"{counter} += {st}"
         else:  # the last step may pass INT32_MAX: the counter stops at the end instead of wrapping
-            rising = f"select({e}, {counter} + {st}, u32({e}) - u32({counter}) > u32({st}))"
-            falling = f"select({e}, {counter} + {st}, u32({counter}) - u32({e}) > 0u - u32({st}))"
+            def u32(value):  # (bitcast: u32(-1) of a literal is a compile error, not a wrap)
+                return f"bitcast<u32>({value})"
+            rising = f"select({e}, {counter} + {st}, ({u32(e)} - {u32(counter)} > {u32(st)}))"
+            falling = f"select({e}, {counter} + {st}, ({u32(counter)} - {u32(e)} > 0u - {u32(st)}))"
             chosen = rising if s is not None and s > 0 else falling if s is not None and s < 0 else \
-                f"select({falling}, {rising}, {st} > 0)"
+                f"select({falling}, {rising}, ({st} > 0))"
             increment = f"{counter} = {chosen}"
         self.emit(f"for (var {counter}: i32 = {self.value(begin)}; {cond}; {increment}) {{")
         self.block(node)

@@ -228,16 +228,19 @@ def _c_builtin(name: str):
 
 
 def _ew(name, arity, signature, ref, template, cost=1.0, doc="", int_wrap=None, exact=None, nonnegative=None,
-        cpp=None, **fields):
+        cpp=None, wgsl=None, **fields):
     """One elementwise entry. ``template``: its spelling in the C-family languages; ``cpp``:
-    its spelling in C++ where that differs. ``int_wrap``: the C++ spelling for signed values
-    whose overflow must wrap (signed overflow is undefined in C++). ``exact``: the op on
+    its spelling in C++ where that differs; ``wgsl``: in WGSL where that differs. ``int_wrap``:
+    the C++ spelling for signed values whose overflow must wrap (signed overflow is undefined
+    in C++). ``exact``: the op on
     numbers that do not wrap (C++ doubles, Python ints), in which host code computes a size to
     check it. ``nonnegative``: "all" / "any" if its value is >= 0 where all / any of its
     operands are."""
     emit = {"c": template}
     if cpp is not None:
         emit["cpp"] = cpp
+    if wgsl is not None:
+        emit["wgsl"] = wgsl
     if int_wrap is not None:
         emit["cpp_int_wrap"] = int_wrap
     if exact is not None:
@@ -280,7 +283,9 @@ _ew("le", 2, "compare", np.less_equal, "({0} <= {1})", ordered=True)
 _ew("gt", 2, "compare", np.greater, "({0} > {1})", ordered=True)
 _ew("ge", 2, "compare", np.greater_equal, "({0} >= {1})", ordered=True)
 _ew("eq", 2, "compare", np.equal, "({0} == {1})")
-_ew("ne", 2, "compare", np.not_equal, "({0} != {1})")
+# (WGSL's float != is an ordered compare on Mesa: false for NaN operands; not-equal is true there)
+_ew("ne", 2, "compare", np.not_equal, "({0} != {1})",
+    wgsl=lambda dtypes: "(!({0} == {1}))" if dtypes[0].is_float else "({0} != {1})")
 
 # Bitwise and logical (bool operands give logical results)
 _ew("and", 2, "bitwise", np.bitwise_and, _typed("tf_and"), cpp="({0} & {1})", nonnegative="any")
