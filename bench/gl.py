@@ -112,43 +112,64 @@ def groups_1d(threads: int, local: int) -> tuple[int, int, int]:
 
 # -- tensorfrost on tf.opengl -------------------------------------------------------------------
 
-def tensorfrost_gl(setup):
-    """Wrap a tensorfrost impl ``setup(inputs, params) -> (run, fetch)`` to build and run on
-    ``tf.opengl``; the cpu stays selected for the impls set up after it."""
+def tensorfrost_on(setup, select, finish, warm_up=True):
+    """Wrap a tensorfrost impl ``setup(inputs, params) -> (run, fetch)`` to build and run on the
+    backend ``select()`` returns (it raises ``NotAvailableError`` where there is none), each
+    timed run ending with ``finish()``, the wait for the device; the cpu stays selected for
+    the impls set up after it. ``warm_up=False`` for a ``setup`` that makes its first call
+    itself (a stateful run, W6's training step, must leave its state as it was)."""
     @functools.wraps(setup)
     def impl(inp, p):
         import tensorfrost as tf
-        context()
-        tf.initialize(tf.opengl)
+        tf.initialize(select())
         try:
             run, fetch = setup(inp, p)
-            run()  # the first call compiles while opengl is selected
+            if warm_up:
+                run()  # the first call makes its tensors while that backend is selected
         finally:
             tf.initialize(tf.cpu)
 
         def finished():
             out = run()
-            finish()  # as the hand-written rows do (llvmpipe dispatches synchronously anyway)
+            finish()
             return out
         return finished, fetch
     return impl
 
 
+def _select_gl():
+    import tensorfrost as tf
+    context()
+    return tf.opengl
+
+
+def tensorfrost_gl(setup, warm_up=True):
+    """``setup`` on ``tf.opengl``, ending each run with ``glFinish`` as the hand-written rows
+    do (llvmpipe dispatches synchronously anyway)."""
+    return tensorfrost_on(setup, _select_gl, finish, warm_up)
+
+
 # -- taichi on ti.opengl ------------------------------------------------------------------------
 
-_PROBE = "import taichi as ti; ti.init(arch=ti.opengl, log_level=ti.ERROR); import sys; sys.exit(0)"
+_PROBE = ("import sys, taichi as ti; ti.init(arch=ti.{arch}, log_level=ti.ERROR); "
+          "sys.exit(0 if ti.lang.impl.current_cfg().arch == ti.{arch} else 3)")
 
 
 @functools.cache
-def taichi_gl_problem() -> str | None:
-    """Why taichi's GL backend cannot start headless here, or None."""
+def taichi_problem(arch: str) -> str | None:
+    """Why taichi's ``arch`` backend (``opengl``, ``vulkan``) cannot start headless here, or
+    None. Probed in a child process: on some drivers ``ti.init`` crashes the process, and
+    where the backend is missing taichi falls back to the cpu with a warning."""
     env = dict(os.environ, EGL_PLATFORM=os.environ.get("EGL_PLATFORM", "surfaceless"), TI_LOG_LEVEL="error")
     try:
-        done = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, timeout=120)
+        done = subprocess.run([sys.executable, "-c", _PROBE.format(arch=arch)], env=env, capture_output=True,
+                              timeout=120)
     except subprocess.TimeoutExpired:
-        return "ti.init(arch=ti.opengl) did not finish in 120 s"
+        return f"ti.init(arch=ti.{arch}) did not finish in 120 s"
+    if done.returncode == 3:
+        return f"ti.init(arch=ti.{arch}) fell back to another arch (no {arch} device here)"
     if done.returncode != 0:
-        return f"ti.init(arch=ti.opengl) failed headless (exit status {done.returncode})"
+        return f"ti.init(arch=ti.{arch}) failed headless (exit status {done.returncode})"
     return None
 
 
@@ -171,7 +192,7 @@ def taichi_gl(setup):
     the tensorfrost and hand-written GL rows keep theirs."""
     @functools.wraps(setup)
     def impl(inp, p):
-        problem = taichi_gl_problem()
+        problem = taichi_problem("opengl")
         if problem:
             raise NotAvailableError(problem)
         import taichi as ti

@@ -28,6 +28,8 @@ IMPLS: dict[str, str | None] = {
 }
 # The OpenGL rows (bench/gl.py): the ratios of issue 18's item 5 are taken among these.
 GL_IMPLS = ("tensorfrost (opengl)", "glsl", "taichi (opengl)")
+# The WebGPU rows (bench/webgpu.py): issue 30's ratios are taken against these and GL_IMPLS[0].
+WEBGPU_IMPLS = ("tensorfrost (webgpu)", "taichi (vulkan)")
 # The implementations that are neither tensorfrost nor the hand-written C: "library peers".
 LIBRARY_PEERS = ("numpy", "numba", "jax", "torch", "torch.compile", "taichi")
 _LIMITED: set[str] = set()

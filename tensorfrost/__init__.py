@@ -27,6 +27,7 @@ from .backend import (
     interpreter,
     opengl,
     webgpu,
+    wgsl_lang,
 )
 from .backend_codegen.mode import (
     get_all_generated_kernels,
@@ -215,7 +216,7 @@ __all__ = [
     "allocated_memory", "unused_allocated_memory", "get_cpp_implementation",
     "kernel", "group_buffer", "local_buffer", "group_barrier", "scatterAddPrev", "print_value",
     "initialize", "cpu", "opengl", "webgpu", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
-    "clear_cache",
+    "wgsl_lang", "clear_cache",
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1", "float16", "bfloat16", "float64", "int8", "int16", "int64",
     "uint8", "uint16", "uint64",

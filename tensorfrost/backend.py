@@ -34,7 +34,7 @@ opengl = Device("opengl", "GLSL compute shaders through OpenGL 4.3+")
 webgpu = Device("webgpu", "WGSL compute shaders through WebGPU (wgpu: Vulkan, Metal, Direct3D 12)")
 codegen = Device("codegen", "generate code without running it")
 interpreter = Device("interpreter", "the numpy reference interpreter (slow; for debugging)")
-cpp_lang, glsl_lang, hlsl_lang = KernelLang("cpp"), KernelLang("glsl"), KernelLang("hlsl")
+cpp_lang, glsl_lang, hlsl_lang, wgsl_lang = (KernelLang(name) for name in ("cpp", "glsl", "hlsl", "wgsl"))
 
 
 class BackendType:
@@ -46,7 +46,7 @@ class BackendType:
 class CodeGenLang:
     """Upstream's enum of kernel languages: ``tf.CodeGenLang.glsl is tf.glsl_lang``."""
 
-    cpp, glsl, hlsl = cpp_lang, glsl_lang, hlsl_lang
+    cpp, glsl, hlsl, wgsl = cpp_lang, glsl_lang, hlsl_lang, wgsl_lang
 
 _DEVICES = {d.name: d for d in (cpu, opengl, webgpu, codegen, interpreter)}
 
@@ -65,7 +65,7 @@ class BuildOptions:
     """What a backend builds a program with, taken from the settings when it is compiled
     (backends get it as an argument; they never read the settings)."""
 
-    kernel_lang: str = "cpp"  # codegen mode's kernel language: cpp, glsl or hlsl
+    kernel_lang: str = "cpp"  # codegen mode's kernel language: cpp, glsl, hlsl or wgsl
     compiler_flags: str = ""  # added to the C++ compiler's command by the cpu backend
 
 
@@ -112,8 +112,8 @@ def initialize(device=cpu, flags: str = "", kernel_lang=None) -> None:
         raise TensorFrostError(f"tf.initialize: device must be tf.cpu, tf.opengl, tf.webgpu, tf.codegen or "
                                f"tf.interpreter, got {device!r}")
     if kernel_lang is not None and not isinstance(kernel_lang, KernelLang):
-        raise TensorFrostError(f"tf.initialize: kernel_lang must be tf.cpp_lang, tf.glsl_lang or "
-                               f"tf.hlsl_lang, got {kernel_lang!r}")
+        raise TensorFrostError(f"tf.initialize: kernel_lang must be tf.cpp_lang, tf.glsl_lang, tf.hlsl_lang or "
+                               f"tf.wgsl_lang, got {kernel_lang!r}")
     if device is opengl:
         from .backend_gl import context
         context.ensure_context()

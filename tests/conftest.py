@@ -14,7 +14,7 @@ import tensorfrost as tf
 os.environ.setdefault("TENSORFROST_VALIDATE", "1")
 
 # Backends the whole suite runs on.
-BACKENDS = ["cpu", "opengl"]
+BACKENDS = ["cpu", "opengl", "webgpu"]
 
 
 # A subprocess script's helper (after ``import os, signal, threading, time``): how long

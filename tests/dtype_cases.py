@@ -20,7 +20,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import gl_unavailable_reason
+from conftest import gl_unavailable_reason, webgpu_unavailable_reason
 
 import tensorfrost as tf
 
@@ -30,7 +30,7 @@ ALL = [tf.bool1, tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16, tf.
 INTS = [d for d in ALL if d.is_integer]
 FLOATS = [d for d in ALL if d.is_float]
 NUMERIC = INTS + FLOATS
-BACKENDS = ["cpu", "interpreter", "opengl"]
+BACKENDS = ["cpu", "interpreter", "opengl", "webgpu"]
 
 # (mantissa bits with the implicit one, smallest normal exponent, largest exponent)
 FORMATS = {"float16": (11, -14, 15), "bfloat16": (8, -126, 127), "float32": (24, -126, 127),
@@ -42,11 +42,15 @@ def ids(dtypes):
 
 
 def use_backend(name):
-    """Select backend ``name`` (the fixture's body); skips OpenGL only without a context."""
+    """Select backend ``name`` (the fixture's body); skips OpenGL and WebGPU only without a device."""
     if name == "opengl":
         reason = gl_unavailable_reason()  # (the one skip: the system has no OpenGL context, as conftest's)
         if reason is not None:
             pytest.skip(f"no OpenGL 4.3 context: {reason}")
+    if name == "webgpu":
+        reason = webgpu_unavailable_reason()  # (likewise: no WebGPU adapter at all)
+        if reason is not None:
+            pytest.skip(f"no WebGPU device: {reason}")
     tf.initialize(getattr(tf, name))
 
 
@@ -509,3 +513,23 @@ def exact_matmul(a, b, d) -> np.ndarray:
     if d.is_float:
         return np.array([[round_exact(Fraction(v, 4), d) for v in row] for row in out], np.float64).astype(np_dtype(d))
     return np.array([[wrap(int(v), d) for v in row] for row in out], dtype=object).astype(np_dtype(d))
+
+
+# -- what a backend cannot compute -----------------------------------------------------------------
+
+
+def computable(backend, dtypes=ALL) -> list:
+    """The dtypes of ``dtypes`` that ``backend`` computes in (WebGPU: none of 64 bits yet)."""
+    name = getattr(backend, "name", backend)  # (a name here, conftest's fixture gives the device)
+    return [d for d in dtypes if not (name == "webgpu" and d.bits == 64)]
+
+
+def refused_64(backend, dtypes, program=None, run=None) -> bool:
+    """Whether ``backend`` cannot compute one of ``dtypes`` (WebGPU's WGSL kernels spell no
+    64-bit dtype yet): then it asserts that building ``program`` (or calling ``run``) is the
+    clear DTypeError, never a skip, and the test ends there."""
+    if computable(backend, dtypes) == list(dtypes):
+        return False
+    with pytest.raises(tf.DTypeError, match=r"cannot be computed on webgpu: WGSL has no 64-bit types"):
+        (run or (lambda: tf.compile(program)))()
+    return True

@@ -207,3 +207,42 @@ def test_summary_can_evaluate_todays_targets_on_an_older_run():
     run = {"meta": {}, "results": [row.as_dict()], "targets": []}
     targets = summary.retarget(run)["targets"]
     assert [(t["impl"], t["goal"], t["met"]) for t in targets] == [("tensorfrost (tensor input)", 1.0, True)]
+
+
+def _no_device(row: str) -> str | None:
+    """Why the device of ``row`` (an opengl or webgpu row) is missing here, or None."""
+    from bench import gl
+    if row.endswith("(webgpu)"):
+        from tensorfrost.backend_webgpu.context import unavailable_reason
+        return unavailable_reason()
+    try:
+        gl.context()
+    except harness.NotAvailableError as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.parametrize("row", ["tensorfrost (opengl)", "tensorfrost (webgpu)"])
+@pytest.mark.parametrize("wid", ["W1", "W2", "W3", "W4", "W6"])
+def test_device_rows_match_numpy(wid, row):
+    """The opengl and webgpu rows (issue 30) agree with numpy at the quick size. W6's check is
+    one Adam step from the inputs' weights: a warm-up step left in the model's state (each
+    device row's setup takes one, on its device) is an error of about 1 step, over the 0.2
+    tolerance."""
+    reason = _no_device(row)
+    if reason:
+        pytest.skip(reason)
+    results = harness.run_workload(WORKLOADS[wid], quick=True, impls=[row], log=_quiet)
+    assert [(r.impl, r.status) for r in results] == [(row, "ok")], results[0].message + results[0].detail
+    assert results[0].error <= WORKLOADS[wid].tolerance_for(row)
+
+
+def test_webgpu_targets_name_their_peers():
+    """Each workload with a webgpu row has its goals against tensorfrost on OpenGL and, where
+    the workload has a taichi row, taichi on Vulkan: rows that exist in the workload."""
+    for wid in ("W1", "W2", "W3", "W4", "W6"):
+        workload = WORKLOADS[wid]
+        goals = [t for t in workload.targets if t.impl == "tensorfrost (webgpu)"]
+        assert [t.peers for t in goals] == [("tensorfrost (opengl)",)] + \
+            ([("taichi (vulkan)",)] if "taichi" in workload.impls else [])
+        assert all(peer in workload.impls for t in goals for peer in t.peers)

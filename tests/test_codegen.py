@@ -1,5 +1,6 @@
-"""Codegen mode: C++ main functions and kernels in C++, GLSL and HLSL for the seed's wave
-and QR programs; the C++ compiles, runs, and the GLSL compiles on the GL driver."""
+"""Codegen mode: C++ main functions and kernels in C++, GLSL, HLSL and WGSL for the seed's
+wave and QR programs; the C++ compiles, runs, the GLSL compiles on the GL driver, and the
+WGSL compiles with wgpu and runs there bound as the main functions' dispatches bind it."""
 
 import os
 import re
@@ -8,7 +9,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import gl_unavailable_reason
+from conftest import gl_unavailable_reason, webgpu_unavailable_reason
 from test_seed_examples import qr_decomposition, wave_eq
 
 import tensorfrost as tf
@@ -33,7 +34,7 @@ def _generate(lang):
     return (tf.get_all_generated_main_functions()[mains:], tf.get_all_generated_kernels()[kernels:], wave, qr)
 
 
-@pytest.mark.parametrize("lang", ["cpp", "glsl", "hlsl"])
+@pytest.mark.parametrize("lang", ["cpp", "glsl", "hlsl", "wgsl"])
 def test_wave_and_qr_generate_main_functions_and_kernels(lang):
     mains, kernels, wave, qr = _generate(getattr(tf, f"{lang}_lang"))
     assert len(mains) == 2 and len(kernels) == len(wave.get_kernels()) + len(qr.get_kernels())
@@ -63,10 +64,11 @@ def test_hlsl_declares_buffers_uniforms_and_numthreads():
         assert "[numthreads(" in kernel and "void main(uint3 tf_group : SV_GroupID" in kernel
 
 
-@pytest.mark.parametrize("lang", ["glsl", "hlsl"])
+@pytest.mark.parametrize("lang", ["glsl", "hlsl", "wgsl"])
 def test_every_helper_a_shader_calls_is_defined_in_it(lang):
     """Shaders are self-contained: each tf_ helper a kernel calls comes with it from the
-    prelude (HLSL, which cannot be compiled here, is checked this way)."""
+    prelude (HLSL, which cannot be compiled here, is checked this way; WGSL's ``fn tf_x(``
+    too, and it compiles with wgpu where a WebGPU device exists)."""
     def every_op():
         x = tf.input([-1], tf.float32)
         k = tf.input(x.shape, tf.int32)
@@ -89,6 +91,9 @@ def test_every_helper_a_shader_calls_is_defined_in_it(lang):
         defined = set(re.findall(r"^\w+ (tf_\w+)\(", kernel, re.M))
         macros = set(re.findall(r"#define (\w+)", kernel))
         assert called <= defined | macros, f"{lang}: {sorted(called - defined - macros)} not defined"
+    if lang == "wgsl" and webgpu_unavailable_reason() is None:
+        for k, kernel in enumerate(kernels):
+            _wgsl_pipeline(kernel, f"every_op_{k}")
 
 
 @pytest.mark.skipif(gl_unavailable_reason() is not None, reason=f"no OpenGL 4.3 context: {gl_unavailable_reason()}")
@@ -181,7 +186,7 @@ def test_cpp_codegen_compiles_and_runs_against_a_cpu_runtime(tmp_path):
     np.testing.assert_allclose(values, np.concatenate(want), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("lang", ["glsl", "hlsl"])
+@pytest.mark.parametrize("lang", ["glsl", "hlsl", "wgsl"])
 def test_the_kernel_language_may_come_second(lang):
     """``tf.initialize(tf.codegen, tf.glsl_lang)`` (as the README once wrote it) gave C++ kernels."""
     tf.initialize(tf.codegen, getattr(tf, f"{lang}_lang"))
@@ -190,9 +195,87 @@ def test_the_kernel_language_may_come_second(lang):
     finally:
         tf.initialize(tf.cpu)
     assert kernels and all(("#version" in k) == (lang == "glsl") and ("RWStructuredBuffer" in k) == (lang == "hlsl")
-                           for k in kernels), kernels[0][:300]
+                           and ("@compute" in k) == (lang == "wgsl") for k in kernels), kernels[0][:300]
+
+
+def test_initialize_names_every_kernel_language_it_accepts():
+    with pytest.raises(tf.TensorFrostError, match=r"kernel_lang must be tf\.cpp_lang, tf\.glsl_lang, tf\.hlsl_lang "
+                                                  r"or tf\.wgsl_lang, got 'wgsl'"):
+        tf.initialize(tf.codegen, kernel_lang="wgsl")
+    assert tf.CodeGenLang.wgsl is tf.wgsl_lang and repr(tf.wgsl_lang) == "tf.wgsl_lang"
 
 
 def test_initialize_refuses_flags_that_are_not_a_string():
     with pytest.raises(tf.TensorFrostError, match="flags must be a string of C\\+\\+ compiler options, got 3"):
         tf.initialize(tf.cpu, 3)
+
+
+# -- WGSL: compiled by wgpu, and run bound the way the main functions' dispatches bind it --------
+
+_NO_WEBGPU = pytest.mark.skipif(webgpu_unavailable_reason() is not None,
+                                reason=f"no WebGPU device: {webgpu_unavailable_reason()}")
+
+
+def _wgsl_pipeline(source, label):
+    from tensorfrost.backend_webgpu.context import context
+    device = context().device
+    module = device.create_shader_module(label=label, code=str(source))
+    return device.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
+
+
+@_NO_WEBGPU
+def test_every_generated_wgsl_kernel_compiles_with_wgpu():
+    _, kernels, _, _ = _generate(tf.wgsl_lang)
+    for k, source in enumerate(kernels):
+        assert source.lang == "wgsl" and "@compute @workgroup_size(" in source
+        _wgsl_pipeline(source, f"codegen_kernel_{k}")
+
+
+def ShapeCode():  # five shape uniforms: two 16-byte rows of tf_u
+    x = tf.input([-1, -1, -1, -1, -1], tf.float32)
+    i0, i1, i2, i3, i4 = x.indices
+    return x * 2.0 + tf.float(i0 * 10000 + i1 * 1000 + i2 * 100 + i3 * 10 + i4)
+
+
+@_NO_WEBGPU
+def test_wgsl_kernel_runs_with_the_buffers_and_uniform_words_its_dispatch_passes():
+    """A host following mode.py's docstring: the dispatch's buffers (written, then read-only)
+    at @binding(0..), its uniform words packed four to a 16-byte row in the uniform buffer
+    bound after them, ceil(threads / group) groups."""
+    from tensorfrost.backend_webgpu.context import context
+    tf.initialize(tf.codegen, kernel_lang=tf.wgsl_lang)
+    try:
+        first = len(tf.get_all_generated_kernels())
+        tf.compile(ShapeCode)
+        main, kernel = tf.get_all_generated_main_functions()[-1], tf.get_all_generated_kernels()[first]
+    finally:
+        tf.initialize(tf.cpu)
+    call = re.search(r"tf\.dispatch\((\d+), \{(\w+)\}, \{(\w+)\}, \{([^}]*)\}, \{[^}]*\}, \{(\d+)\}\);", main)
+    assert call and int(call.group(1)) == first, main
+    shape = (2, 3, 4, 5, 7)
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    # the host's names of the uniforms are x's dims (const int x_shape<d>_<n> = x.shape[d])
+    dims = [int(d) for d in re.findall(r"asuint\(x_shape(\d)_\d+\)", call.group(4))]
+    assert len(dims) == 5 == len(call.group(4).split(","))
+    words = np.zeros(-(-len(dims) // 4) * 4, np.uint32)
+    words[:len(dims)] = [shape[d] for d in dims]
+
+    wgpu, device = context().wgpu, context().device
+    usage = wgpu.BufferUsage
+    out = device.create_buffer(size=x.nbytes, usage=usage.STORAGE | usage.COPY_SRC)
+    data = device.create_buffer_with_data(data=x.tobytes(), usage=usage.STORAGE)
+    uniforms = device.create_buffer_with_data(data=words.tobytes(), usage=usage.UNIFORM)
+    pipeline = _wgsl_pipeline(kernel, "shape_code")
+    entries = [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
+               for k, b in enumerate([out, data, uniforms])]  # (call.group(2): written; group(3): read-only)
+    group = device.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=entries)
+    encoder = device.create_command_encoder()
+    compute = encoder.begin_compute_pass()
+    compute.set_pipeline(pipeline)
+    compute.set_bind_group(0, group)
+    compute.dispatch_workgroups(-(-x.size // int(call.group(5))), 1, 1)
+    compute.end()
+    device.queue.submit([encoder.finish()])
+    got = np.frombuffer(device.queue.read_buffer(out), np.float32).reshape(shape)
+    code = np.tensordot([10000, 1000, 100, 10, 1], np.indices(shape), axes=1).astype(np.float32)
+    np.testing.assert_array_equal(got, x * 2 + code)  # (x * 2 exact, code below 2**24: one rounding)

@@ -16,10 +16,19 @@ import tensorfrost as tf
 NAMES = sorted(CASES)
 
 
+# Programs holding 64-bit values (uint32 % int32 is int64, as numpy promotes): WebGPU's WGSL
+# kernels refuse them, by name.
+NEEDS_64_BITS = {"count_min_sketch_pcg[native]"}
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_program(backend, name):
     case = CASES[name]
     args = case.inputs(np.random.default_rng(7))
+    if backend is tf.webgpu and name in NEEDS_64_BITS:
+        with pytest.raises(tf.DTypeError, match="cannot be computed on webgpu: WGSL has no 64-bit types"):
+            case.build()
+        return
     program = case.build()
     check(case, program(*args), case.reference(*args))
 

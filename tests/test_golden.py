@@ -1,8 +1,8 @@
 """Golden generated code: the seed's programs (wave, Mandelbrot, QR, matmul, an MLP training
-step) as the cpu backend's C++ (without the prelude) and as codegen mode's GLSL and HLSL,
-compared with the files in tests/golden; and the same programs interpreted after each
-pass. A change to the compiler that changes generated code shows up in review as a diff of
-those files: rewrite them with
+step) as the cpu backend's C++ (without the prelude) and as codegen mode's GLSL, HLSL and
+WGSL, compared with the files in tests/golden (the WGSL compiled by wgpu too); and the same
+programs interpreted after each pass. A change to the compiler that changes generated code
+shows up in review as a diff of those files: rewrite them with
 
     TENSORFROST_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
 
@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 import pytest
+from conftest import webgpu_unavailable_reason
 from test_seed_examples import matmul_op, qr_decomposition, wave_eq
 
 import tensorfrost as tf
@@ -75,7 +76,7 @@ def _codegen(function, name: str, lang: str, monkeypatch) -> str:
     return "\n".join([*mode._Generated.main_functions, *mode._Generated.kernels]) + "\n"
 
 
-@pytest.mark.parametrize("target", ["cpp", "glsl", "hlsl"])
+@pytest.mark.parametrize("target", ["cpp", "glsl", "hlsl", "wgsl"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_generated_code_matches_the_golden_file(name, target, monkeypatch):
     tf.initialize(tf.cpu)
@@ -92,6 +93,23 @@ def test_generated_code_matches_the_golden_file(name, target, monkeypatch):
         golden = f.read()
     assert text == golden, (f"the generated code of {name} ({target}) differs from {path}; if the change is "
                             "meant, rewrite the golden files with TENSORFROST_UPDATE_GOLDEN=1 and review the diff")
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_golden_wgsl_kernels_compile_with_wgpu(name, monkeypatch):
+    """Each WGSL kernel of a golden program is a module wgpu (naga) accepts and a compute
+    pipeline it builds: a golden file that only looks right fails here."""
+    reason = webgpu_unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"no WebGPU device: {reason}")
+    from tensorfrost.backend_webgpu.context import context
+    _codegen(PROGRAMS[name], name, "wgsl", monkeypatch)
+    kernels = list(mode._Generated.kernels)
+    device = context().device
+    assert kernels and all(k.lang == "wgsl" for k in kernels)
+    for k, source in enumerate(kernels):
+        module = device.create_shader_module(label=f"{name}_k{k}", code=str(source))
+        device.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
 
 
 def _inputs(name: str, rng) -> list:

@@ -8,28 +8,34 @@ the arena); each is compared with numpy.
 
 import numpy as np
 import pytest
-from conftest import gl_unavailable_reason
+from conftest import gl_unavailable_reason, webgpu_unavailable_reason
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle_programs import arrays, build, describe, recipes
 
 import tensorfrost as tf
 from tensorfrost.backend_gl import runtime as gl_runtime
+from tensorfrost.backend_webgpu import runtime as webgpu_runtime
 from tensorfrost.emit.binding import plan_bindings
 from tensorfrost.ir.interpreter import run as interpret
 from tensorfrost.tracing.trace import trace
 
-TARGETS = [("cpu", None), ("opengl", None), ("opengl", 4), ("opengl", 1)]
+TARGETS = [("cpu", None), ("opengl", None), ("opengl", 4), ("opengl", 1), ("webgpu", None), ("webgpu", 4),
+           ("webgpu", 1)]
 DTYPES = [(tf.float32, np.float32), (tf.int32, np.int32), (tf.uint32, np.uint32)]
 
 
-@pytest.fixture(params=TARGETS, ids=["cpu", "opengl", "opengl-direct4", "opengl-direct1"])
+@pytest.fixture(params=TARGETS, ids=["cpu", "opengl", "opengl-direct4", "opengl-direct1", "webgpu", "webgpu-direct4",
+                                     "webgpu-direct1"])
 def target(request, monkeypatch):
     """(device name, direct binding limit or None): the backend initialized, the limit set."""
     name, limit = request.param
     if name == "opengl" and gl_unavailable_reason() is not None:
         pytest.skip(f"no OpenGL 4.3 context: {gl_unavailable_reason()}")
+    if name == "webgpu" and webgpu_unavailable_reason() is not None:
+        pytest.skip(f"no WebGPU device: {webgpu_unavailable_reason()}")
     monkeypatch.setattr(gl_runtime, "MAX_DIRECT_BINDINGS", limit)
+    monkeypatch.setattr(webgpu_runtime, "MAX_DIRECT_BINDINGS", limit)
     tf.initialize(getattr(tf, name))
     yield request.param
     tf.initialize(tf.cpu)

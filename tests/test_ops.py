@@ -7,6 +7,7 @@ references themselves are checked against plain Python / numpy semantics in
 
 import numpy as np
 import pytest
+from dtype_cases import computable, refused_64
 
 import tensorfrost as tf
 from tensorfrost.ir import dtypes as dt_module
@@ -127,12 +128,15 @@ def test_conversions_between_every_pair_of_dtypes(backend, source):
     """``x.astype(target)`` for every pair: exactly the op table's reference (numpy's astype,
     with the float-to-int rule of ops_math._float_to_int), bit for bit."""
     values = _samples(source)
+    targets = computable(backend, dt_module.ALL)  # (WebGPU: the 64-bit ones are refused, named)
 
     def program():
         a = tf.input([-1], source)
-        return [a.astype(target) for target in dt_module.ALL]
+        return [a.astype(target) for target in targets]
+    if refused_64(backend, [source], program):
+        return
     outs = tf.compile(program)(values)
-    for target, out in zip(dt_module.ALL, outs):
+    for target, out in zip(targets, outs, strict=True):
         want = _reference(CONVERSIONS[target], values)
         got = out.numpy
         assert got.dtype == target.numpy, target

@@ -65,7 +65,7 @@ def test_strings_in_names_and_regions_stay_strings_on_the_cpu(canary, index):
     assert f'system("touch {canary}")' not in source
 
 
-@pytest.mark.parametrize("lang", ["cpp", "glsl", "hlsl"])
+@pytest.mark.parametrize("lang", ["cpp", "glsl", "hlsl", "wgsl"])
 def test_strings_in_codegen_output_stay_strings(canary, lang):
     tf.initialize(tf.codegen, kernel_lang=getattr(tf, f"{lang}_lang"))
     try:

@@ -10,7 +10,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import central_differences, gl_unavailable_reason
+from conftest import central_differences, gl_unavailable_reason, webgpu_unavailable_reason
 
 import tensorfrost as tf
 from tensorfrost.emit.names import ascii_name, is_reserved, numbered_name, unique_name
@@ -150,12 +150,19 @@ def test_codegen_glsl_of_uint_indices_compiles_on_the_driver():
 def test_codegen_indices_are_int_in_every_language():
     """Indices reach every emitter as int32 (a uint one saturated first), so no language
     needs a uint overload of its clamp: tf_clamp_index only ever takes an int."""
-    for lang in ("cpp", "glsl", "hlsl"):
+    for lang in ("cpp", "glsl", "hlsl", "wgsl"):
         _, kernels = _codegen_sources(lang, _uint_gather, "uint_gather")
-        declared = {name: kind for kind, name in re.findall(r"\b(u?int(?:32_t)?) (\w+) =", "\n".join(kernels))}
+        declared = dict(_declarations(lang, "\n".join(kernels)))
         clamped = re.findall(r"tf_clamp_index\((\w+),", "\n".join(kernels))
         assert clamped, lang
-        assert all(declared[name] in ("int", "int32_t") for name in clamped), (lang, clamped)
+        assert all(declared[name] in ("int", "int32_t", "i32") for name in clamped), (lang, clamped)
+
+
+def _declarations(lang, code):
+    """(name, type) of the integers that ``code`` declares (WGSL: ``let name: i32 = ...``)."""
+    if lang == "wgsl":
+        return re.findall(r"\b(?:let|var) (\w+): (\w+) =", code)
+    return [(name, kind) for kind, name in re.findall(r"\b(u?int(?:32_t)?) (\w+) =", code)]
 
 
 # -- D: names in generated code -------------------------------------------------------------------
@@ -223,13 +230,14 @@ def test_module_parameters_with_greek_names(backend):
     np.testing.assert_allclose(step(np.float32(0.5)).numpy, θ + ω * np.float32(0.5), rtol=1e-7)
 
 
-@pytest.mark.parametrize("lang", ["cpp", "glsl", "hlsl"])
+@pytest.mark.parametrize("lang", ["cpp", "glsl", "hlsl", "wgsl"])
 def test_codegen_identifiers_are_ascii_and_never_reserved(lang):
     mains, kernels = _codegen_sources(lang, _named_program, "prögram")
     source = "\n".join(mains + kernels)
     assert source.isascii()
     code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', re.sub(r"//[^\n]*", "", source))  # identifiers only
     declared = re.findall(r"\b(?:float|int|uint|bool|int32_t|uint32_t|TFTensor)\s+(\w+)\s*(?:=|\[|,|\))", code)
+    declared += re.findall(r"\b(?:let|var|var<storage, read_write>) (\w+):", code)  # (WGSL's declarations)
     users = [n for n in declared if not n.startswith("tf_")]  # (tf_: the emitters' own names)
     assert users and not any("__" in n or n.startswith("gl_") or is_reserved(n) for n in users), users
     function = re.match(r"\S+ (\w+)\(TFContext tf" + r", TFTensor (\w+)" * 4 + r"\)", mains[0])
@@ -254,6 +262,18 @@ def test_codegen_glsl_of_non_ascii_names_compiles_on_the_driver():
     context.ensure_context()
     for k, source in enumerate(kernels):
         compile_program(source, f"named_{k}")
+
+
+@pytest.mark.skipif(webgpu_unavailable_reason() is not None,
+                    reason=f"no WebGPU device: {webgpu_unavailable_reason()}")
+def test_codegen_wgsl_of_uint_indices_and_non_ascii_names_compiles_with_wgpu():
+    from tensorfrost.backend_webgpu.context import context
+    device = context().device
+    for program, name in ((_uint_gather, "uint_gather"), (_named_program, "prögram")):
+        _, kernels = _codegen_sources("wgsl", program, name)
+        for k, source in enumerate(kernels):
+            module = device.create_shader_module(label=f"{program.__name__}_{k}", code=str(source))
+            device.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
 
 
 # -- tf.kernel group sizes, as upstream's (examples/Rendering/fft3d) -----------------------------
@@ -382,17 +402,20 @@ def test_all_generated_kernels_in_every_mode(backend):
     compiled = tf.compile(program)
     kernels = tf.get_all_generated_kernels()[before:]
     assert kernels == compiled.get_kernels() and len(kernels) >= 2
-    main = "void main(" if backend is tf.opengl else "void program_k"
+    main = {tf.opengl: "void main(", tf.webgpu: "fn main("}.get(backend, "void program_k")
     for kernel in kernels:  # upstream's entries: ((header, bindings, main), buffers)
         header, bindings, body = kernel[0]
         assert main in body and kernel.endswith(body)
         assert set((header + bindings).splitlines()) <= set(kernel.splitlines())
-        assert all(isinstance(name, str) and kind in ("float", "int", "uint", "int32_t", "uint32_t")
-                   for name, kind in kernel[1])
+        assert all(isinstance(name, str) and kind in ("float", "int", "uint", "int32_t", "uint32_t", "f32", "i32",
+                                                      "u32") for name, kind in kernel[1])
         assert kernel[:10] == str(kernel)[:10]  # slices are the text's
     if backend is tf.opengl:
         assert "layout(std430, binding = 0)" in kernels[0][0][1] and kernels[0][0][0].startswith("#version 430")
-    assert kernels[1][1][0][1] == "float"  # the scatter's target
+    if backend is tf.webgpu:
+        assert "@group(0) @binding(0) var<storage, read_write>" in kernels[0][0][1]
+    # the scatter's target: WGSL's float scatterAdd is a compare-and-swap on the float's bits
+    assert kernels[1][1][0][1] == ("u32" if backend is tf.webgpu else "float")
 
 
 # -- gradients through tf.linalg.qr and svd ---------------------------------------------------------

@@ -14,9 +14,9 @@ Taichi kernels need real annotation objects, so this module does not use
 
 import numpy as np
 
-from .. import cbuild, gl
+from .. import cbuild, gl, webgpu
 from ..harness import Target, Workload, own_inputs
-from ..peers import GL_IMPLS
+from ..peers import GL_IMPLS, WEBGPU_IMPLS
 
 
 def inputs(p, rng):
@@ -198,7 +198,8 @@ WORKLOAD = Workload(
     impls={"tensorfrost": tensorfrost, "c": c, "numpy": numpy_impl, "numba": numba_impl, "jax": jax_impl,
            "torch": torch_impl, "torch.compile": lambda i, p: torch_impl(i, p, compiled=True),
            "taichi": taichi_impl, GL_IMPLS[0]: gl.tensorfrost_gl(tensorfrost), GL_IMPLS[1]: glsl_impl,
-           GL_IMPLS[2]: gl.taichi_gl(taichi_impl),
+           GL_IMPLS[2]: gl.taichi_gl(taichi_impl), WEBGPU_IMPLS[0]: webgpu.tensorfrost_webgpu(tensorfrost),
+           WEBGPU_IMPLS[1]: webgpu.taichi_vulkan(taichi_impl),
            "tensorfrost (float16)": _float16(tensorfrost), "numpy (float16)": _float16(numpy_impl),
            "torch (float16)": _float16(torch_impl)},
     work=lambda p: p["n"] * 8 / 1e9, bytes_moved=lambda p: p["n"] * 8, tolerance=1e-4,
@@ -210,7 +211,7 @@ WORKLOAD = Workload(
     # roundings of y's inputs are below it), a wrong op does not.
     tolerances={f"{impl} (float16)": 2.0 ** -8 for impl in ("tensorfrost", "numpy", "torch")},
     groups={f"{impl} (float16)": "float16" for impl in ("tensorfrost", "numpy", "torch")},
-    targets=[Target("c", 0.9, text="at least 90% of the hand-written C"), *gl.TARGETS,
+    targets=[Target("c", 0.9, text="at least 90% of the hand-written C"), *gl.TARGETS, *webgpu.TARGETS,
              Target("peer", 1.7, peers=("tensorfrost",), impl="tensorfrost (float16)",
                     text="float16 storage: at least 1.7x the float32 row")],
 )

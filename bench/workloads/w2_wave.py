@@ -10,9 +10,9 @@ Taichi kernels need real annotation objects, so no ``from __future__ import anno
 
 import numpy as np
 
-from .. import cbuild, gl
+from .. import cbuild, gl, webgpu
 from ..harness import Target, Workload, at_size
-from ..peers import GL_IMPLS
+from ..peers import GL_IMPLS, WEBGPU_IMPLS
 
 C = 0.1
 
@@ -259,7 +259,8 @@ WORKLOAD = Workload(
            "c": c, "numpy": numpy_impl, "numba": numba_impl, "jax": jax_impl,
            "torch": torch_impl, "torch.compile": lambda i, p: torch_impl(i, p, compiled=True),
            "taichi": taichi_impl, GL_IMPLS[0]: gl.tensorfrost_gl(tensorfrost), GL_IMPLS[1]: glsl_impl,
-           GL_IMPLS[2]: gl.taichi_gl(taichi_impl),
+           GL_IMPLS[2]: gl.taichi_gl(taichi_impl), WEBGPU_IMPLS[0]: webgpu.tensorfrost_webgpu(tensorfrost),
+           WEBGPU_IMPLS[1]: webgpu.taichi_vulkan(taichi_impl),
            "tensorfrost (512^2)": _small_grid(tensorfrost), "c (512^2)": _small_grid(c)},
     work=lambda p: p["n"] * p["n"] * p["steps"] / 1e9, bytes_moved=lambda p: 16 * p["n"] * p["n"] * p["steps"],
     tolerance=1e-4,
@@ -267,5 +268,5 @@ WORKLOAD = Workload(
              Target("c", 1.5, impl="tensorfrost (10 steps in one program)",
                     text="10 steps in one program: at least 1.5x the hand-written C"),
              Target("peer", 0.9, peers=("c (512^2)",), impl="tensorfrost (512^2)", sizes=("full",),
-                    text="a call per step at 512^2 (in L3): 90% of the C there"), *gl.TARGETS],
+                    text="a call per step at 512^2 (in L3): 90% of the C there"), *gl.TARGETS, *webgpu.TARGETS],
 )

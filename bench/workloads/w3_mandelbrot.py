@@ -11,9 +11,9 @@ Taichi kernels need real annotation objects, so no ``from __future__ import anno
 
 import numpy as np
 
-from .. import cbuild, gl
+from .. import cbuild, gl, webgpu
 from ..harness import Target, Workload
-from ..peers import GL_IMPLS
+from ..peers import GL_IMPLS, WEBGPU_IMPLS
 
 
 def inputs(p, rng):
@@ -249,8 +249,10 @@ WORKLOAD = Workload(
     impls={"tensorfrost": tensorfrost, "c": c, "numpy": numpy_impl, "numba": numba_impl, "jax": jax_impl,
            "torch": torch_impl, "torch.compile": lambda i, p: torch_impl(i, p, compiled=True),
            "taichi": taichi_impl, GL_IMPLS[0]: gl.tensorfrost_gl(tensorfrost), GL_IMPLS[1]: glsl_impl,
-           GL_IMPLS[2]: gl.taichi_gl(taichi_impl)},
+           GL_IMPLS[2]: gl.taichi_gl(taichi_impl), WEBGPU_IMPLS[0]: webgpu.tensorfrost_webgpu(tensorfrost),
+           WEBGPU_IMPLS[1]: webgpu.taichi_vulkan(taichi_impl)},
     work=lambda p: p["n"] * p["n"] / 1e6,
-    targets=[Target("peer", 1.0, peers=("numba", "taichi"), text="at least the best of numba and taichi"), *gl.TARGETS],
+    targets=[Target("peer", 1.0, peers=("numba", "taichi"), text="at least the best of numba and taichi"), *gl.TARGETS,
+             *webgpu.TARGETS],
     note="jax and torch have no early exit per pixel: they run all iterations with a mask.",
 )

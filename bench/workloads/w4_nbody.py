@@ -10,8 +10,9 @@ Taichi kernels need real annotation objects, so no ``from __future__ import anno
 
 import numpy as np
 
-from .. import cbuild
+from .. import cbuild, gl, webgpu
 from ..harness import Target, Workload
+from ..peers import GL_IMPLS, WEBGPU_IMPLS
 
 DT = 0.01
 EPS2 = 0.01
@@ -208,7 +209,8 @@ WORKLOAD = Workload(
     inputs=inputs, reference=reference, check=check, tolerance=1e-3,
     impls={"tensorfrost": tensorfrost, "c": c, "numpy": numpy_impl, "numba": numba_impl, "jax": jax_impl,
            "torch": torch_impl, "torch.compile": lambda i, p: torch_impl(i, p, compiled=True),
-           "taichi": taichi_impl},
+           "taichi": taichi_impl, GL_IMPLS[0]: gl.tensorfrost_gl(tensorfrost),
+           WEBGPU_IMPLS[0]: webgpu.tensorfrost_webgpu(tensorfrost), WEBGPU_IMPLS[1]: webgpu.taichi_vulkan(taichi_impl)},
     work=lambda p: p["n"] * p["n"] / 1e9,
-    targets=[Target("c", 0.9, text="at least 90% of the hand-written C")],
+    targets=[Target("c", 0.9, text="at least 90% of the hand-written C"), *webgpu.TARGETS],
 )

@@ -1,7 +1,8 @@
 """Codegen mode: ``tf.initialize(tf.codegen, kernel_lang=...)`` compiles programs to source.
 
 Nothing runs. Each compiled program adds a C++ main function (named after the program)
-and its kernels, in the chosen kernel language, to a process-wide list::
+and its kernels, in the chosen kernel language (``tf.cpp_lang``, ``tf.glsl_lang``,
+``tf.hlsl_lang`` or ``tf.wgsl_lang``), to a process-wide list::
 
     tf.initialize(tf.codegen, kernel_lang=tf.glsl_lang)
     qr = tf.compile(QRDecomposition)
@@ -12,10 +13,25 @@ and its kernels, in the chosen kernel language, to a process-wide list::
     for k, kernel in enumerate(tf.get_all_generated_kernels()):
         ...  # kernel k is what the main functions dispatch as kernel k
 
-Main function ``dispatch`` calls number kernels by their position in that list.
+Main function ``dispatch`` calls number kernels by their position in that list, and pass
+the buffers written ones first, then read-only ones (together: the binding order,
+``emit/binding.py``) and the uniforms as 32-bit words (the kernel's ``tf_u`` words).
+
+A WGSL kernel binds, in ``@group(0)``, buffer ``k`` of that order as the storage buffer at
+``@binding(k)`` (each ``var<storage, read_write>``, whether or not the kernel writes it),
+and, where it has uniforms, one uniform buffer at the binding after them: WGSL's uniform
+arrays have a 16-byte stride, so the host packs the words in rows of four ``u32``, word
+``w`` at byte ``4 * w`` (row ``w / 4``, component ``w % 4``), the buffer padded with zeros
+to a whole row (the binding's size is ``16 * ceil(words / 4)`` bytes). It is bound as a
+plain uniform buffer (or with a dynamic offset, as tf.webgpu binds it: the shader reads it
+the same either way). Its entry is ``main`` with ``@workgroup_size(group)``; dispatch
+``ceil(product(shape) / group)`` groups, folded into rows along y past the device's limit.
+Codegen mode does not split kernels to a buffer limit: a host with WebGPU's default limits
+(8 storage buffers per shader stage) must request more for a kernel that binds more.
 
 Programs compiled for the other devices add their kernels to that list too (as upstream's
-kernel manager does), in the device's language: C++ on tf.cpu, GLSL on tf.opengl.
+kernel manager does), in the device's language: C++ on tf.cpu, GLSL on tf.opengl, WGSL on
+tf.webgpu.
 """
 
 from __future__ import annotations
@@ -28,6 +44,7 @@ from ..emit.binding import buffer_order
 from ..emit.glsl import emit_kernel as emit_glsl
 from ..emit.hlsl import emit_kernel as emit_hlsl
 from ..emit.names import ascii_name, is_reserved
+from ..emit.wgsl import emit_kernel as emit_wgsl
 from ..ir import dtypes as dt
 from ..ir.errors import TensorFrostError
 from ..ir.node import Node
@@ -47,12 +64,16 @@ class _Generated:
     function_names: set[str] = set()
 
 
-# Where a shader's main function starts, and its buffer declarations (name, element type).
-_MAIN = {"glsl": re.compile(r"^void main\(", re.M), "hlsl": re.compile(r"^\[numthreads\(", re.M)}
-_BINDING_LINE = re.compile(r"^(?:layout\(|uniform |cbuffer |RWStructuredBuffer<|StructuredBuffer<)")
-_BUFFERS = {"glsl": re.compile(r"buffer tf_b\d+ \{ (\w+) (\w+)\[\]; \}"),
-            "hlsl": re.compile(r"StructuredBuffer<(\w+)> (\w+) : register"),
-            "cpp": re.compile(r"(?:const )?(float|int32_t|uint32_t)\* __restrict (\w+)")}
+# Where a shader's main function starts, and its buffer declarations (name, element type:
+# WGSL's atomic words as their scalar).
+_MAIN = {"glsl": re.compile(r"^void main\(", re.M), "hlsl": re.compile(r"^\[numthreads\(", re.M),
+         "wgsl": re.compile(r"^@compute ", re.M)}
+_BINDING_LINE = re.compile(r"^(?:layout\(|uniform |cbuffer |RWStructuredBuffer<|StructuredBuffer<|@group\(|"
+                           r"struct TfUniforms )")
+_BUFFERS = {"glsl": re.compile(r"buffer tf_b\d+ \{ (?P<type>\w+) (?P<name>\w+)\[\]; \}"),
+            "hlsl": re.compile(r"StructuredBuffer<(?P<type>\w+)> (?P<name>\w+) : register"),
+            "wgsl": re.compile(r"var<storage, read_write> (?P<name>\w+): array<(?:atomic<)?(?P<type>\w+)>"),
+            "cpp": re.compile(r"(?:const )?(?P<type>float|int32_t|uint32_t)\* __restrict (?P<name>\w+)")}
 
 
 class GeneratedKernel(str):
@@ -86,7 +107,7 @@ class GeneratedKernel(str):
         if self.lang == "cpp":  # the parameters of the kernel's entry, its last function
             entry = text.rfind("\nvoid ")
             text = text[entry:text.index("{", entry)] if entry >= 0 else ""
-        return [(m.group(2), m.group(1)) for m in pattern.finditer(text)]
+        return [(m["name"], m["type"]) for m in pattern.finditer(text)]
 
     def __getitem__(self, key):
         if isinstance(key, int):
@@ -99,7 +120,7 @@ def record(executable, device) -> None:
     (codegen mode's build adds its own, numbered as its main function dispatches them)."""
     if isinstance(executable, CodegenExecutable):
         return
-    lang = {"cpu": "cpp", "opengl": "glsl"}.get(device.name, device.name)
+    lang = {"cpu": "cpp", "opengl": "glsl", "webgpu": "wgsl"}.get(device.name, device.name)
     _Generated.kernels.extend(GeneratedKernel(source, lang) for source in executable.kernel_sources)
 
 
@@ -119,12 +140,11 @@ def _cpp_dispatch_entry(kernel: Node) -> str:
 
 
 def kernel_sources(program, lang: str) -> list[str]:
-    """The source of every kernel of a compiled program in ``lang`` ('cpp', 'glsl', 'hlsl')."""
+    """The source of every kernel of a compiled program in ``lang`` ('cpp', 'glsl', 'hlsl', 'wgsl')."""
     kernels = [n for n in program.walk() if n.op is KERNEL]
-    if lang == "glsl":
-        return [emit_glsl(k).source for k in kernels]
-    if lang == "hlsl":
-        return [emit_hlsl(k).source for k in kernels]
+    shader = {"glsl": emit_glsl, "hlsl": emit_hlsl, "wgsl": emit_wgsl}.get(lang)
+    if shader is not None:
+        return [shader(k).source for k in kernels]
     sources = CppProgram(program).kernel_sources
     return [f"{source}\n{_cpp_dispatch_entry(k)}\n" for source, k in zip(sources, kernels, strict=True)]
 
@@ -147,8 +167,8 @@ class CodegenBackend:
     """The ``tf.codegen`` device."""
 
     name = "codegen"
-    # (its generated host code and the HLSL emitter hold 32-bit words only)
-    target = Target("codegen", ("cpp", "glsl", "hlsl"), frozenset(dt.WORD),
+    # (its generated host code and the HLSL and WGSL emitters hold 32-bit words only)
+    target = Target("codegen", ("cpp", "glsl", "hlsl", "wgsl"), frozenset(dt.WORD),
                     {d: "its generated code holds 32-bit values only" for d in dt.ALL if d not in dt.WORD})
 
     def upload(self, array, dtype):

@@ -1,10 +1,11 @@
 """Running compiled programs with WebGPU: storage buffers, WGSL pipelines, the Python host.
 
-Tensors are storage buffers of 32-bit elements (``WgpuBuffer``; float32, int32, uint32 and
-bool1, which takes a word). A program's kernels become WGSL compute pipelines when it is
-built (once per process for a given source, ``emit/wgsl.py``); its host part runs as the
-generated Python of the OpenGL backend (``backend_gl/host.py``), calling back ``alloc``,
-``dispatch``, ``readback``... here.
+Tensors are storage buffers (``WgpuBuffer``) of their elements as numpy lays them out: bool1
+takes a 32-bit word, 8- and 16-bit elements are packed four or two to a word (read back in
+whole words); 64-bit dtypes are refused by the target (the WGSL kernels do not spell them).
+A program's kernels become WGSL compute pipelines when it is built (once per process for a
+given source, ``emit/wgsl.py``); its host part runs as the generated Python of the OpenGL
+backend (``backend_gl/host.py``), calling back ``alloc``, ``dispatch``, ``readback``... here.
 
 Dispatches are recorded into one command encoder, in order (WebGPU orders the passes of a
 submission, so each kernel sees the writes of the ones before), and submitted when the host
@@ -13,8 +14,12 @@ take their own aligned row of one uniform buffer, bound with a dynamic offset; t
 written just before the submission (``queue.write_buffer`` is ordered after the work
 submitted before it). Released buffers are kept for the next allocation of the same size,
 as on OpenGL (never one that wgpu has released: a tensor freed by the garbage collector
-with its buffer); a kernel over the adapter's storage-buffer limit is split
-(``backend_gl/split.py``) or refused with an error (no arena here yet).
+with its buffer). A kernel over the adapter's storage-buffer limit is split
+(``backend_gl/split.py``); one still over it binds most buffers directly and reaches the
+rest through the arena, as on OpenGL (``emit/binding.plan_bindings``): one buffer that
+the tensors are copied into before the pass, at offsets passed as uniforms, and the written
+ones back from after it (copies and passes of one encoder run in order). WebGPU binds no
+buffer in parts yet: one over the adapter's largest binding is an error.
 
 Programs run from any thread, one at a time (``WebGpuBackend.lock``). Where the device has
 timestamp queries, each call's passes write the GPU's clock (the first one its start, every
@@ -25,13 +30,16 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 import threading
 import time
 
 import numpy as np
 
 from ..backend_gl.host import ShaderExecutable, ShaderKernel
-from ..emit.binding import dispatch_groups
+from ..backend_gl.runtime import ArenaStats
+from ..emit.binding import dispatch_groups, plan_bindings
+from ..emit.shader import uniform_words
 from ..emit.wgsl import emit_kernel
 from ..ir import dtypes as dt
 from ..ir.errors import RuntimeCheckError, TensorFrostError, generated_code_rejected
@@ -45,6 +53,10 @@ MAX_THREADS = 2**32 - 1  # the flat thread index is a u32
 _MIN_BYTES = 16  # WebGPU binds no empty buffer
 _UNIFORM_BYTES = 1 << 18  # the uniform rows of one submission (more dispatches: submitted in several)
 _POOL_LIMIT = 256 << 20  # bytes of released buffers kept for reuse
+_ONE_PART = 2**62  # words of one binding range (WebGPU binds no buffer in parts yet)
+# Tests lower the storage buffers a shader binds directly (to 4, to 1) so that small programs
+# go through fission, the kernel split and the arena.
+MAX_DIRECT_BINDINGS: int | None = None
 _pool: dict = {}  # bytes -> [(serial, GPUBuffer)]
 _pooled_bytes = [0]
 _serials = itertools.count(1)
@@ -65,15 +77,13 @@ class WgpuBuffer:
         if pooled is not None:
             self.serial, self.buffer = pooled
         else:
+            self.serial, self.buffer = next(_serials), None
             usage = context.context().wgpu.BufferUsage
             flags = usage.STORAGE | usage.COPY_SRC | usage.COPY_DST
-            if data is not None:
-                padded = np.zeros(self.size, np.uint8)
-                padded[:data.nbytes] = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
-                self.buffer = device.create_buffer_with_data(data=padded, usage=flags)
-            else:
-                self.buffer = device.create_buffer(size=self.size, usage=flags)
-            self.serial = next(_serials)
+            buffer = device.create_buffer(size=self.size, usage=flags, mapped_at_creation=data is not None)
+            if data is not None:  # (written straight into the mapped buffer: no padded copy first)
+                _write_mapped(buffer, np.ascontiguousarray(data).reshape(-1).view(np.uint8))
+            self.buffer = buffer
         WgpuBuffer.live_bytes += self.size
 
     def release(self) -> None:
@@ -84,8 +94,22 @@ class WgpuBuffer:
             self.buffer = None
             WgpuBuffer.live_bytes -= self.size
 
-    def __del__(self):
-        self.release()
+    def __del__(self, finalizing=sys.is_finalizing):  # (a default: the module's globals go before its objects)
+        if not finalizing():  # (at exit: nothing to keep, and wgpu is going too)
+            self.release()
+
+
+def _write_mapped(buffer, raw: np.ndarray) -> None:
+    """``raw``'s bytes into the start of a buffer mapped at its creation, and unmap it
+    (WebGPU maps at multiples of 8 bytes: the last few bytes go in a zero-filled tail)."""
+    whole = raw.nbytes // 8 * 8
+    if whole:
+        buffer.write_mapped(raw[:whole], 0)
+    if whole < raw.nbytes:
+        tail = np.zeros(-(-(raw.nbytes - whole) // 4) * 4, np.uint8)
+        tail[:raw.nbytes - whole] = raw[whole:]
+        buffer.write_mapped(tail, whole)
+    buffer.unmap()
 
 
 def _alive(buffer) -> bool:
@@ -130,36 +154,54 @@ def _pipeline(device, source: str, name: str, slots: int, uniform_bytes: int, no
     return pipeline, layout
 
 
-class _Piece:
-    """A pipeline running a kernel (or, for a split kernel, some of its writes)."""
+class _Variant:
+    """One compiled way of binding a piece's buffers: its pipeline, the slots it binds (the
+    arena last, where some buffers live there) and its bind groups, cached by buffer."""
 
-    def __init__(self, backend: WebGpuBackend, node, keep: set | None):
-        self.shader = emit_kernel(node, keep)
-        self.slots = self.shader.slots
-        if len(self.slots) > backend.max_buffers:
-            raise TensorFrostError(f"kernel {self.shader.name} binds {len(self.slots)} buffers, more than the "
-                                   f"{backend.max_buffers} storage buffers {backend.limits.description} allows a "
-                                   "shader, and it cannot be split (it reads a buffer it writes); the WebGPU "
-                                   "backend has no shared arena buffer yet: use fewer tensors in that kernel")
-        words = len(node.contract.uniforms)
-        self.uniform_bytes = -(-words // 4) * 16
-        self.pipeline, self.layout = _pipeline(backend.device, self.shader.source, self.shader.name, len(self.slots),
+    def __init__(self, backend: WebGpuBackend, node, shader):
+        self.backend, self.slots = backend, shader.slots
+        self.bound = [slot for slot in shader.slots if slot.offset is None]
+        self.uniform_bytes = -(-uniform_words(node, shader.slots) // 4) * 16
+        self.pipeline, self.layout = _pipeline(backend.device, shader.source, shader.name, len(self.bound),
                                                self.uniform_bytes, walk(node.body))
         self.groups: dict = {}  # buffer serials -> bind group
-        self.backend = backend
 
-    def bind_group(self, storages: list):
-        key = tuple(s.serial for s in storages)
+    def bind_group(self, buffers: list):
+        """The bind group of ``buffers`` (one per bound slot, in binding order) and the uniforms."""
+        key = tuple(b.serial for b in buffers)
         found = self.groups.get(key)
         if found is None:
             if len(self.groups) > 256:  # (bind groups keep their buffers alive)
                 self.groups.clear()
-            entries = [{"binding": k, "resource": {"buffer": s.buffer, "offset": 0, "size": s.size}}
-                       for k, s in enumerate(storages)]
+            entries = [{"binding": k, "resource": {"buffer": b.buffer, "offset": 0, "size": b.size}}
+                       for k, b in enumerate(buffers)]
             if self.uniform_bytes:
-                entries.append({"binding": len(storages), "resource": {"buffer": self.backend.uniforms, "offset": 0,
-                                                                       "size": self.uniform_bytes}})
+                entries.append({"binding": len(buffers), "resource": {"buffer": self.backend.uniforms, "offset": 0,
+                                                                      "size": self.uniform_bytes}})
             found = self.groups[key] = self.backend.device.create_bind_group(layout=self.layout, entries=entries)
+        return found
+
+
+class _Piece:
+    """A kernel (or, for a split kernel, some of its writes) as pipelines: one binding every
+    buffer, or over the adapter's buffer limit one per choice of the buffers reached through
+    the arena (made at the first dispatch, whose sizes choose them)."""
+
+    def __init__(self, backend: WebGpuBackend, node, keep: set | None):
+        self.backend, self.node, self.keep = backend, node, keep
+        self.shader = emit_kernel(node, keep)
+        self.slots = self.shader.slots
+        self.over_budget = len(self.slots) > backend.max_buffers
+        self.variants: dict = {}  # the indices of the slots in the arena -> _Variant
+        if not self.over_budget:
+            self.variant(())
+
+    def variant(self, arena: tuple) -> _Variant:
+        key = tuple(k for k, slot in enumerate(self.slots) if slot.node in arena)
+        found = self.variants.get(key)
+        if found is None:
+            shader = emit_kernel(self.node, self.keep, arena) if arena else self.shader
+            found = self.variants[key] = _Variant(self.backend, self.node, shader)
         return found
 
 
@@ -225,15 +267,53 @@ class WebGpuExecutable(ShaderExecutable):
             return
         memories = dict(zip(kernel.order, buffers, strict=True))
         words = kernel.pack_uniforms(uniforms) if uniforms else b""
+        limits = self.backend.limits
         for piece in kernel.pieces:
             storages = [memories[slot.node].storage for slot in piece.slots]
-            limits = self.backend.limits
             for storage, slot in zip(storages, piece.slots):
                 if storage.size > limits.max_binding_bytes:
                     raise RuntimeCheckError(f"kernel {kernel.name}: its buffer {slot.node.label} holds "
                                             f"{storage.nbytes} bytes, more than the {limits.max_binding_bytes} "
                                             f"{limits.description} binds at once (no buffers in parts yet)")
-            self.backend.record(piece, storages, words, groups)
+            if piece.over_budget:
+                self._dispatch_through_arena(piece, storages, words, groups)
+            else:
+                variant = piece.variant(())
+                self.backend.record(variant, storages, words, groups)
+
+    def _dispatch_through_arena(self, piece: _Piece, storages: list, words: bytes, groups: tuple) -> None:
+        """A dispatch binding the buffers the plan keeps direct and reaching the others through
+        the arena: copied into it before the pass, the written ones back after (copies and
+        passes of one encoder run in order)."""
+        backend, slots = self.backend, piece.slots
+        sizes = [-(-storage.nbytes // 4) for storage in storages]
+        plan = plan_bindings(sizes, [slot.written for slot in slots], [storage.serial for storage in storages],
+                             backend.max_buffers, _ONE_PART)
+        if plan is None or plan.arena_words * 4 > backend.limits.max_binding_bytes:
+            raise RuntimeCheckError(f"kernel {piece.shader.name} binds {len(slots)} buffers, more than the "
+                                    f"{backend.max_buffers} storage buffers {backend.limits.description} allows a "
+                                    "shader, and those it would reach through one arena buffer hold more than it "
+                                    "binds at once: use fewer or smaller tensors in that kernel")
+        in_arena = sorted(plan.offsets)  # (the order of their offset uniforms)
+        variant = piece.variant(tuple(slots[k].node for k in in_arena))
+        arena = backend.arena(plan.arena_words * 4)
+        copies = {storages[k]: (plan.offsets[k], sizes[k]) for k in in_arena}  # (one copy of a tensor bound twice)
+        encoder = backend.encoder()
+        for storage, (offset, count) in copies.items():
+            if count:
+                encoder.copy_buffer_to_buffer(storage.buffer, 0, arena.buffer, offset * 4, count * 4)
+        direct = [storages[k] for k in range(len(slots)) if k not in plan.offsets]
+        offsets = np.array([plan.offsets[k] for k in in_arena], dtype=np.uint32).tobytes()
+        backend.record(variant, [*direct, arena], words + offsets, groups)
+        written = {storages[k] for k in in_arena if slots[k].written}
+        encoder = backend.encoder()  # (a new one if recording the pass submitted the work before it)
+        for storage in written:
+            offset, count = copies[storage]
+            if count:
+                encoder.copy_buffer_to_buffer(arena.buffer, offset * 4, storage.buffer, 0, count * 4)
+        ArenaStats.dispatches += 1
+        ArenaStats.copies_in += len(copies)
+        ArenaStats.copies_out += len(written)
 
     def _groups(self, kernel: _Kernel, grid) -> tuple | None:
         threads = math.prod(int(size) for size in grid)
@@ -260,7 +340,7 @@ class WebGpuBackend:
     def __init__(self):
         found = context.context()
         self.wgpu, self.device, self.limits = found.wgpu, found.device, found.limits
-        self.max_buffers = self.limits.max_buffers
+        self._arena: WgpuBuffer | None = None
         usage = self.wgpu.BufferUsage
         self.uniforms = self.device.create_buffer(size=_UNIFORM_BYTES, usage=usage.UNIFORM | usage.COPY_DST)
         self._alignment = max(self.limits.uniform_alignment, 16)
@@ -273,11 +353,23 @@ class WebGpuBackend:
         self.clock_started = False
 
     @property
-    def target(self) -> Target:
-        missing = {d: "WGSL has no 64-bit types" if d.bits == 64 else
-                   "tensorfrost's WebGPU backend computes in 32-bit dtypes only so far"
-                   for d in dt.ALL if d not in dt.WORD}
-        return Target("webgpu", ("wgsl",), frozenset(dt.WORD), missing, self.max_buffers)
+    def max_buffers(self) -> int:
+        """Storage buffers a shader binds directly: fission and the kernel split aim at it, the
+        arena reaches the rest (``MAX_DIRECT_BINDINGS`` lowers it)."""
+        return min(self.limits.max_buffers, MAX_DIRECT_BINDINGS or self.limits.max_buffers)
+
+    def arena(self, nbytes: int) -> WgpuBuffer:
+        """The arena buffer, of at least ``nbytes`` bytes (grown by doubling)."""
+        if self._arena is None or self._arena.nbytes < nbytes:
+            grown = max(2 * (self._arena.nbytes if self._arena else 0), 1 << 16)
+            self._arena = self.buffer(max(nbytes, min(grown, self.limits.max_binding_bytes)))
+        return self._arena
+
+    @property
+    def target(self) -> Target:  # (not cached: tests lower MAX_DIRECT_BINDINGS)
+        missing = {d: "WGSL has no 64-bit types" for d in dt.ALL if d.bits == 64}
+        return Target("webgpu", ("wgsl",), frozenset(d for d in dt.ALL if d not in missing), missing,
+                      self.max_buffers, atomic_bits=32, atomic_why=" (WGSL's atomics are 32-bit)")
 
     def memory_usage(self) -> tuple[int, int]:
         """``(allocated, unused)`` bytes of storage buffers: those holding tensors plus those
@@ -292,13 +384,14 @@ class WebGpuBackend:
 
     # -- recording and submitting work ----------------------------------------------------------
 
-    def record(self, piece: _Piece, storages: list, words: bytes, groups: tuple) -> None:
-        if piece.uniform_bytes and len(self._rows) + self._alignment + piece.uniform_bytes > _UNIFORM_BYTES:
+    def record(self, variant: _Variant, buffers: list, words: bytes, groups: tuple) -> None:
+        """A pass running ``variant`` on ``buffers`` (one per bound slot) with uniform ``words``."""
+        if variant.uniform_bytes and len(self._rows) + self._alignment + variant.uniform_bytes > _UNIFORM_BYTES:
             self.flush()
         offsets = []
-        if piece.uniform_bytes:
+        if variant.uniform_bytes:
             start = -(-len(self._rows) // self._alignment) * self._alignment
-            self._rows += bytes(start - len(self._rows)) + words + bytes(piece.uniform_bytes - len(words))
+            self._rows += bytes(start - len(self._rows)) + words + bytes(variant.uniform_bytes - len(words))
             offsets = [start]
         writes = None
         if self.clock is not None:
@@ -307,8 +400,8 @@ class WebGpuBackend:
                 writes["beginning_of_pass_write_index"] = 0
                 self.clock_started = True
         compute = self.encoder().begin_compute_pass(timestamp_writes=writes)
-        compute.set_pipeline(piece.pipeline)
-        compute.set_bind_group(0, piece.bind_group(storages), offsets)
+        compute.set_pipeline(variant.pipeline)
+        compute.set_bind_group(0, variant.bind_group(buffers), offsets)
         compute.dispatch_workgroups(*groups)
         compute.end()
 
@@ -333,8 +426,9 @@ class WebGpuBackend:
             return np.empty(0, dtype.storage)
         with self.lock:
             self.flush()
-            data = self.device.queue.read_buffer(storage.buffer, first * dtype.itemsize, count * dtype.itemsize)
-        return np.frombuffer(data, dtype=dtype.storage).copy()
+            start, end = first * dtype.itemsize, (first + count) * dtype.itemsize  # (copied in whole words)
+            data = self.device.queue.read_buffer(storage.buffer, start // 4 * 4, -(-end // 4) * 4 - start // 4 * 4)
+        return np.frombuffer(data, dtype=dtype.storage, count=count, offset=start % 4).copy()
 
     # -- the backend interface --------------------------------------------------------------------
 

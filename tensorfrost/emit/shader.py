@@ -144,7 +144,7 @@ class ShaderLang(WordAccess, Lang):
         if target.is_bool:
             return f"({expr} != {self.literal(0, source)})"
         if target.is_integer and target.bits < 32:
-            return f"bitfieldExtract({self.type(target)}({expr}), 0, {target.bits})"
+            return self.wrap_bits(f"{self.type(target)}({expr})", target.bits)
         return f"{self.type(target)}({expr})"
 
     def select_bits(self, dtype: dt.DType) -> tuple[str, str, str]:
@@ -155,8 +155,12 @@ class ShaderLang(WordAccess, Lang):
 
     def declare(self, dtype: dt.DType, name: str, expr: str, mutable: bool = False) -> str:
         if dtype.is_integer and dtype.bits < 32:  # (as C++ narrows on assignment to int8_t)
-            expr = f"bitfieldExtract({expr}, 0, {dtype.bits})"
+            expr = self.wrap_bits(expr, dtype.bits)
         return super().declare(dtype, name, expr, mutable)
+
+    def wrap_bits(self, expr: str, bits: int) -> str:
+        """An int / uint ``expr`` wrapped to its low ``bits`` (sign-extended for an int)."""
+        return f"bitfieldExtract({expr}, 0, {bits})"
 
     # -- plain reads and writes ---------------------------------------------------------------
 

@@ -14,8 +14,15 @@ conversions, ``bitcast<T>``, loops with a declared counter, no unary minus of a 
 helpers of the WGSL prelude (``prelude.wgsl``). A buffer a kernel updates atomically is
 an array of ``atomic<i32 / u32>``: its plain reads and writes are ``atomicLoad`` /
 ``atomicStore``, and a float atomic is a compare-and-swap loop on the float's bits
-(WGSL has no float atomics). WGSL has no 64-bit types, and this emitter spells 32-bit
-values only (float32, int32, uint32, bool1): other dtypes are a ``DTypeError``.
+(WGSL has no float atomics).
+
+8- and 16-bit dtypes compute as OpenGL's do (``shader.py``): ints as i32 / u32, wrapped to
+their bits when declared; float16 and bfloat16 as f32, rounded to their dtype after every op
+(``prelude_16.wgsl``, bit-exact with numpy). Their buffers are packed in u32 words
+(``wgsl_words.py``); a buffer whose packed elements a kernel stores is an array of
+``atomic<u32>`` (stores by compare-and-swap). 64-bit dtypes (float64, int64, uint64) are a
+``DTypeError``: this emitter does not spell them yet (wgpu-native's shader-f64 / shader-int64
+features are not used).
 """
 
 from __future__ import annotations
@@ -23,12 +30,13 @@ from __future__ import annotations
 from ..ir import dtypes as dt
 from ..ir.errors import DTypeError
 from ..ir.node import Node, walk
-from ..ir.ops import OPS, SELECT
+from ..ir.ops import OPS, SELECT, STORE
 from ..ir.ops_math import value_code
 from . import features
 from .binding import GROUP_SIZE, local_size
 from .clike import BodyEmitter, index_arithmetic
 from .shader import (
+    ARENA,
     KernelShader,
     ShaderBody,
     ShaderLang,
@@ -42,8 +50,9 @@ from .shader import (
     uniform_words,
 )
 from .wgsl_nesting import FlatDeepIfs
+from .wgsl_words import WgslWords
 
-_PRELUDE = prelude_blocks([], files=("prelude.wgsl",))
+_PRELUDE = prelude_blocks([], files=("prelude.wgsl", "prelude_16.wgsl"))
 _NEG = OPS["neg"]
 _COMPONENTS = "xyzw"
 _STORAGE = {"uint": "u32", "int": "i32", "float": "f32"}  # a slot's storage (GLSL's names) in WGSL
@@ -52,10 +61,10 @@ _ENTRY = ("@builtin(workgroup_id) tf_wg: vec3<u32>, @builtin(num_workgroups) tf_
           "@builtin(local_invocation_id) tf_lid: vec3<u32>")
 
 
-class WgslLang(ShaderLang):
+class WgslLang(WgslWords, ShaderLang):
     name = "wgsl"
-    types = {dt.float32: "f32", dt.int32: "i32", dt.uint32: "u32", dt.bool1: "bool"}
-    storage_types = {**types, dt.bool1: "u32"}
+    types = {dt.float32: "f32", dt.int32: "i32", dt.uint32: "u32", dt.bool1: "bool", dt.float16: "f32",
+             dt.bfloat16: "f32", dt.int8: "i32", dt.int16: "i32", dt.uint8: "u32", dt.uint16: "u32"}
     float_bits = "bitcast<u32>"
     bits_float = "bitcast<f32>"
     int_bits = "bitcast<u32>"
@@ -78,6 +87,8 @@ class WgslLang(ShaderLang):
         return super().literal(value, dtype)
 
     def declare(self, dtype: dt.DType, name: str, expr: str, mutable: bool = False) -> str:
+        if dtype.is_integer and dtype.bits < 32:  # (wrapped, as C++ narrows on assignment to int8_t)
+            expr = self.wrap_bits(expr, dtype.bits)
         return f"{'var' if mutable else 'let'} {name}: {self.type(dtype)} = {expr};"
 
     def uniform_word(self, k: int, dtype) -> str:
@@ -90,38 +101,63 @@ class WgslLang(ShaderLang):
 
     # -- reads, writes and atomics of 32-bit words -----------------------------------------------
 
+    def _word_slot(self, buffer: str, index: str):
+        slot = self.slots[buffer]
+        if slot.offset is None:
+            return slot, index
+        return self.arena, f"{self.uniform_word(slot.offset, dt.int32)} + i32({index})"
+
     def _element(self, buffer: str, index: str) -> str:
         return f"atomicLoad(&{buffer}[{index}])" if buffer in self.atomic_buffers else f"{buffer}[{index}]"
 
     def buffer_read(self, buffer: str, index: str, dtype: dt.DType) -> str:
-        word = self._element(buffer, index)
+        if dtype.bits != 32 and self.slots[buffer].in_words:
+            return self.word_read(buffer, index, dtype)
+        slot, index = self._word_slot(buffer, index)  # (the arena's word, for a buffer in the arena)
+        word = self._element(slot.name, index)
         if dtype is dt.bool1:
             return f"({word} != 0u)"
-        if self.slots[buffer].as_words and dtype is not dt.uint32:
+        if slot.as_words and dtype is not dt.uint32:
             return f"{self.bits_float if dtype.is_float else self.bits_int}({word})"
         return word
 
     def buffer_write(self, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
+        if dtype.bits != 32 and self.slots[buffer].in_words:
+            return self.word_write(buffer, index, value, dtype)
+        slot, index = self._word_slot(buffer, index)
         if dtype is dt.bool1:
             value = f"select(0u, 1u, {value})"
-        elif self.slots[buffer].as_words and dtype is not dt.uint32:
+        elif slot.as_words and dtype is not dt.uint32:
             value = f"bitcast<u32>({value})"
-        if buffer in self.atomic_buffers:
-            return f"atomicStore(&{buffer}[{index}], {value});"
-        return f"{buffer}[{index}] = {value};"
+        if slot.name in self.atomic_buffers:
+            return f"atomicStore(&{slot.name}[{index}], {value});"
+        return f"{slot.name}[{index}] = {value};"
 
     def atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
-        word = f"{buffer}[{index}]"
+        if dtype.bits != 32:
+            return self.word_atomic(combine, buffer, index, value, dtype)
+        slot, index = self._word_slot(buffer, index)
+        word = f"{slot.name}[{index}]"
         if dtype is dt.bool1:  # 0/1 words: add and max are or, min is and
             combine = {"add": "or", "max": "or", "min": "and"}.get(combine, combine)
             return self.native_atomic(combine, word, f"select(0u, 1u, {value})")
-        if dtype.is_float:  # a compare-and-swap loop on the bits, combining the decoded floats
-            combined = f"tf_{combine}_{value_code(dtype)}(bitcast<f32>(tf_seen), tf_v)"
-            return ("{ " f"let tf_e = {index}; let tf_v = {value}; var tf_seen = atomicLoad(&{buffer}[tf_e]); "
-                    f"loop {{ let tf_next = bitcast<u32>({combined}); if (tf_next == tf_seen) {{ break; }} "
-                    f"let tf_r = atomicCompareExchangeWeak(&{buffer}[tf_e], tf_seen, tf_next); "
-                    "if (tf_r.exchanged) { break; } tf_seen = tf_r.old_value; } }")
+        if dtype.is_float:  # (WGSL has no float atomics)
+            return self._combined_by_cas(word, value, f"tf_{combine}_{value_code(dtype)}", "f32")
+        if dtype is dt.int32 and slot.as_words:  # an int in the arena's u32 words: add and bitwise ops keep the bits
+            if combine in ("min", "max"):  # (an unsigned comparison would not)
+                return self._combined_by_cas(word, value, f"tf_{combine}_{value_code(dtype)}", "i32")
+            return self.native_atomic(combine, word, f"bitcast<u32>({value})")
         return self.native_atomic(combine, word, value)
+
+    @staticmethod
+    def _combined_by_cas(word: str, value: str, combine: str, kind: str) -> str:
+        """A compare-and-swap loop on the u32 ``word`` replacing it by ``combine`` of the value
+        it holds (as ``kind``) and ``value``."""
+        return ("{ " f"let tf_v = {value}; var tf_seen = atomicLoad(&{word}); "
+                f"loop {{ let tf_next = bitcast<u32>({combine}(bitcast<{kind}>(tf_seen), tf_v)); "
+                "if (tf_next == tf_seen) { break; } "
+                f"let tf_r = atomicCompareExchangeWeak(&{word}, tf_seen, tf_next); "
+                "if (tf_r.exchanged) { break; } tf_seen = tf_r.old_value; } }")
 
     def native_atomic(self, combine: str, word: str, value: str) -> str:
         return f"{self.atomic_names[combine]}(&{word}, {value});"
@@ -177,18 +213,20 @@ class WgslBody(FlatDeepIfs, ShaderBody):
 
 def check_dtypes(kernel: Node) -> None:
     """A ``DTypeError`` for a kernel with values the WGSL emitter does not spell."""
-    odd = sorted({d.name for d in features.kernel_dtypes(kernel) if d not in dt.WORD})
+    odd = sorted({d.name for d in features.kernel_dtypes(kernel) if d.bits == 64})
     if odd:
         first = next((n for n in walk(kernel.body) if n.location is not None and n.dtype is not None
                       and n.dtype.name in odd), None)
         raise DTypeError(f"kernel {kernel.contract.name} holds {', '.join('tf.' + n for n in odd)} values, which "
-                         "tensorfrost's WGSL kernels do not spell yet (WGSL has no 64-bit types; they spell "
-                         "tf.float32, tf.int32, tf.uint32 and tf.bool1); convert to a 32-bit dtype or use tf.cpu",
+                         "tensorfrost's WGSL kernels do not spell yet (WGSL has no 64-bit types); convert to a "
+                         "32-bit dtype or use tf.cpu",
                          first.location if first is not None else None)
 
 
 def _atomic_buffers(kernel: Node, keep: set | None) -> set:
-    return {n.args[0] for n in walk(kernel.body) if n.op.atomic and (keep is None or n in keep)}
+    """The buffers combined atomically, and those of packed elements stored (by compare-and-swap)."""
+    return {n.args[0] for n in walk(kernel.body) if (n.op.atomic or n.op is STORE and n.args[0].dtype.bits < 32)
+            and (keep is None or n in keep)}
 
 
 def _indices(lang: WgslLang, dims: list) -> list:
@@ -202,14 +240,19 @@ def _indices(lang: WgslLang, dims: list) -> list:
     return head + ["    let i0: i32 = i32(tf_rest);", "    let tf_t: i32 = i32(tf_g);"]
 
 
-def emit_kernel(kernel: Node, keep: set | None = None) -> KernelShader:
+def emit_kernel(kernel: Node, keep: set | None = None, arena: tuple = ()) -> KernelShader:
     """The WGSL module of one kernel node (with ``keep``, only those nodes of its body: one
-    piece of a kernel split to fit the buffer-binding limit, ``backend_gl/split.py``)."""
+    piece of a kernel split to fit the buffer-binding limit, ``backend_gl/split.py``). The
+    buffers in ``arena`` are reached through the arena buffer, bound last, at the offsets in
+    the uniform words after the kernel's own (``shader.make_slots``)."""
     check_dtypes(kernel)
     names: dict = {}
-    slots = make_slots(kernel, names, native_float_add=False, keep=keep)
+    slots = make_slots(kernel, names, native_float_add=False, keep=keep, arena=arena)
     atomic = _atomic_buffers(kernel, keep)
-    lang = WgslLang(slots, {s.name for s in slots if s.node in atomic})
+    atomic_names = {s.name for s in slots if s.node in atomic}
+    if any(s.offset is not None and s.node in atomic for s in slots):
+        atomic_names.add(ARENA)  # (a buffer there updated atomically: every word of the arena is atomic)
+    lang = WgslLang(slots, atomic_names)
     head = []
     for uniform, word in zip(kernel.contract.uniforms, uniform_offsets(kernel)):
         name = local_name(names, uniform)
@@ -223,7 +266,8 @@ def emit_kernel(kernel: Node, keep: set | None = None) -> KernelShader:
     body.depth = 1
     body.scope(kernel.body.nodes)
     declarations = []
-    for slot in slots:
+    bound = [slot for slot in slots if slot.offset is None]
+    for slot in bound:
         element = _STORAGE[slot.storage]
         element = f"atomic<{element}>" if slot.name in lang.atomic_buffers else element
         declarations.append(f"@group(0) @binding({slot.binding}) var<storage, read_write> {slot.name}: "
@@ -231,9 +275,10 @@ def emit_kernel(kernel: Node, keep: set | None = None) -> KernelShader:
     words = uniform_words(kernel, slots)
     if words:
         declarations += [f"struct TfUniforms {{ w: array<vec4<u32>, {-(-words // 4)}> }}",
-                         f"@group(0) @binding({len(slots)}) var<uniform> tf_u: TfUniforms;"]
+                         f"@group(0) @binding({len(bound)}) var<uniform> tf_u: TfUniforms;"]
     size = local_size(kernel)
-    prelude = select_prelude(_PRELUDE, "\n".join(head + body.lines))
+    helpers = list(lang.helpers.values())  # (per-buffer stores and atomics of packed elements)
+    prelude = select_prelude(_PRELUDE, "\n".join(helpers + head + body.lines))
     if "tf_zero" in prelude:  # (a 0 the prelude's helpers hide operands behind: no `precise` in WGSL)
         declarations.append("var<private> tf_zero: u32;")
         head.insert(0, f"    tf_zero = u32({lang.opaque_zero});")
@@ -241,5 +286,5 @@ def emit_kernel(kernel: Node, keep: set | None = None) -> KernelShader:
     lines = describe(kernel, slots, names) + declarations
     if prelude:
         lines += ["", prelude]
-    lines += [""] + main
+    lines += [""] + ([*helpers, ""] if helpers else []) + main
     return KernelShader(kernel, "\n".join(lines) + "\n", slots, size)

@@ -63,8 +63,38 @@ class WordAccess:
                 keyword = "if" if part == 0 else "else if"
                 condition = f"{keyword} (tf_p == {part})" if part < container.parts - 1 else "else"
                 lines.append(f"    {condition} {{ {body(at(f'{container.name}_p{part}', 'tf_j'))} }}")
-        self.helpers[function] = "\n".join([f"void {function}(int tf_w, {params}) {{", *lines, "}"])
+        self.helpers[function] = "\n".join([f"{self.helper_head(function, params)} {{", *lines, "}"])
         return function
+
+    # -- what a language spells otherwise (WGSL: emit/wgsl_words.py) ---------------------------------
+
+    def helper_head(self, function: str, params) -> str:
+        """A helper's signature; ``params``: (type, name) pairs after ``int tf_w``."""
+        return f"void {function}(int tf_w, {', '.join(f'{t} {n}' for t, n in params)})"
+
+    def store_bits(self, word: str, bits: int) -> str:
+        """Store ``tf_v``'s low bits at ``tf_o`` of ``word`` (compare-and-swap)."""
+        return f"TF_STORE_BITS({word}, tf_o, {bits}, tf_v)"
+
+    def combine_bits(self, word: str, dtype: dt.DType, combined: str, encode: str) -> str:
+        """Combine ``tf_v`` into the element at ``tf_o`` of ``word`` (compare-and-swap)."""
+        return f"TF_ATOMIC_BITS({word}, tf_o, {dtype.bits}, tf_v, {combined}, tf_get_{dtype.name}, {encode})"
+
+    pair_type = "uvec2"
+
+    def shift_amount(self, amount: str) -> str:
+        return amount
+
+    def set_word(self, word: str, value: str) -> str:
+        return f"{word} = {value};"
+
+    def pair(self, dtype: dt.DType, words: str = "", value: str = "") -> str:
+        """A 64-bit value of its (low, high) words ``words``, or the words of ``value``."""
+        return _PAIR[dtype][0].format(f"uvec2({words})") if words else _PAIR[dtype][1].format(value)
+
+    def carry_add(self, low: str, high: str) -> str:
+        return (f"uint tf_low = atomicAdd({low}, tf_v.x); "
+                f"atomicAdd({high}, tf_v.y + (tf_low + tf_v.x < tf_low ? 1u : 0u));")
 
     @staticmethod
     def _packed_place(index: str, dtype: dt.DType) -> tuple[str, str]:
@@ -81,19 +111,20 @@ class WordAccess:
             return f"tf_get_{dtype.name}({self._word(container, word)}, {offset})"
         low = self._word(*self._container(buffer, f"2 * ({index})"))
         high = self._word(*self._container(buffer, f"2 * ({index}) + 1"))
-        return _PAIR[dtype][0].format(f"uvec2({low}, {high})")
+        return self.pair(dtype, f"{low}, {high}")
 
     def word_write(self, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
         if dtype.bits < 32:
             word, offset = self._packed_place("tf_e", dtype)
             container, word = self._container(buffer, word)
-            store = self._helper(container, f"tf_store{dtype.bits}", "int tf_o, uint tf_v",
-                                 lambda at: f"TF_STORE_BITS({at(0)}, tf_o, {dtype.bits}, tf_v)")
-            bits = f"{_ENCODE.get(dtype, 'uint')}({value})"
-            return f"{{ const int tf_e = {index}; {store}({word}, {offset}, {bits}); }}"
+            store = self._helper(container, f"tf_store{dtype.bits}", self._params(dt.uint32),
+                                 lambda at: self.store_bits(at(0), dtype.bits))
+            bits = f"{_ENCODE.get(dtype, self.type(dt.uint32))}({value})"
+            return f"{{ {self._at(index)} {store}({word}, {offset}, {bits}); }}"
         container, word = self._container(buffer, "2 * tf_e")
-        store = self._helper(container, "tf_store64", "uvec2 tf_v", lambda at: f"{at(0)} = tf_v.x; {at(1)} = tf_v.y;")
-        return f"{{ const int tf_e = {index}; {store}({word}, {_PAIR[dtype][1].format(value)}); }}"
+        store = self._helper(container, "tf_store64", [(self.pair_type, "tf_v")],
+                             lambda at: f"{self.set_word(at(0), 'tf_v.x')} {self.set_word(at(1), 'tf_v.y')}")
+        return f"{{ {self._at(index)} {store}({word}, {self.pair(dtype, value=value)}); }}"
 
     # -- atomics --------------------------------------------------------------------------------
 
@@ -104,31 +135,31 @@ class WordAccess:
             return self._wide_atomic(combine, buffer, index, value, dtype)
         word, offset = self._packed_place("tf_e", dtype)
         container, word = self._container(buffer, word)
-        kind = self.type(dtype)
         if dtype.is_integer and combine in ("and", "or", "xor"):
-            mask = (1 << dtype.bits) - 1
-            bits = f"((uint(tf_v) & {mask}u) << tf_o)"
-            operand = f"{bits} | ~({mask}u << tf_o)" if combine == "and" else bits
-            name = self.atomic_names[combine]
-            statement = lambda at: f"{name}({at(0)}, {operand});"  # noqa: E731
+            mask, offset_bits = (1 << dtype.bits) - 1, self.shift_amount("tf_o")
+            bits = f"(({self.type(dt.uint32)}(tf_v) & {mask}u) << {offset_bits})"
+            operand = f"{bits} | ~({mask}u << {offset_bits})" if combine == "and" else bits
+            statement = lambda at: self.native_atomic(combine, at(0), operand)  # noqa: E731
         else:
-            encode = _ENCODE.get(dtype, "uint")
+            encode = _ENCODE.get(dtype, self.type(dt.uint32))
             combined = f"tf_{combine}_{value_code(dtype)}"
-            statement = lambda at: (f"TF_ATOMIC_BITS({at(0)}, tf_o, {dtype.bits}, tf_v, {combined}, "  # noqa: E731
-                                    f"tf_get_{dtype.name}, {encode})")
-        helper = self._helper(container, f"tf_atomic_{combine}_{dtype.name}", f"int tf_o, {kind} tf_v", statement)
-        return f"{{ const int tf_e = {index}; {helper}({word}, {offset}, {value}); }}"
+            statement = lambda at: self.combine_bits(at(0), dtype, combined, encode)  # noqa: E731
+        helper = self._helper(container, f"tf_atomic_{combine}_{dtype.name}", self._params(dtype), statement)
+        return f"{{ {self._at(index)} {helper}({word}, {offset}, {value}); }}"
+
+    def _params(self, dtype: dt.DType) -> list:
+        return [(self.type(dt.int32), "tf_o"), (self.type(dtype), "tf_v")]
+
+    def _at(self, index: str) -> str:
+        return self.declare(dt.int32, "tf_e", index)
 
     def _wide_atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
         container, word = self._container(buffer, "2 * tf_e")
         if combine == "add":
             def statement(at):
-                return (f"uint tf_low = atomicAdd({at(0)}, tf_v.x); "
-                        f"atomicAdd({at(1)}, tf_v.y + (tf_low + tf_v.x < tf_low ? 1u : 0u));")
+                return self.carry_add(at(0), at(1))
         else:
-            name = self.atomic_names[combine]
-
             def statement(at):
-                return f"{name}({at(0)}, tf_v.x); {name}({at(1)}, tf_v.y);"
-        helper = self._helper(container, f"tf_atomic_{combine}64", "uvec2 tf_v", statement)
-        return f"{{ const int tf_e = {index}; {helper}({word}, {_PAIR[dtype][1].format(value)}); }}"
+                return f"{self.native_atomic(combine, at(0), 'tf_v.x')} {self.native_atomic(combine, at(1), 'tf_v.y')}"
+        helper = self._helper(container, f"tf_atomic_{combine}64", [(self.pair_type, "tf_v")], statement)
+        return f"{{ {self._at(index)} {helper}({word}, {self.pair(dtype, value=value)}); }}"
