@@ -108,3 +108,56 @@ def test_packed_tensors_and_atomics_through_the_arena_match_the_cpu(limit, monke
         assert g.dtype == w.dtype, k
         np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8), err_msg=f"output {k}")
     assert limit != 1 or ArenaStats.dispatches > before  # (one binding: every kernel through the arena)
+
+
+@pytest.mark.parametrize(("limit", "words"), [(None, 256), (2, 1024)], ids=["parts", "arena-in-parts"])
+def test_buffers_over_the_largest_binding_are_bound_in_parts(limit, words, monkeypatch):
+    """With the binding range lowered to a few hundred words, a kernel's buffers are bound in
+    up to 12 ranges (reads, stores of packed elements, atomics and the arena's own parts
+    choosing the range of each element): every bit as the cpu computes it."""
+    from tensorfrost import backend as devices
+    from tensorfrost.backend_gl.runtime import ArenaStats
+    from tensorfrost.backend_webgpu import runtime
+    rng = np.random.default_rng(5)
+    arrays = [rng.integers(-128, 128, 3001).astype(np.int8), rng.standard_normal(1001).astype(np.float16),
+              rng.standard_normal(301).astype(tf.bfloat16.numpy), rng.integers(0, 2**16, 513).astype(np.uint16)]
+    tf.initialize(tf.cpu)
+    want = [t.numpy for t in tf.compile(_packed_program)(*arrays)]
+    monkeypatch.setattr(runtime, "MAX_DIRECT_BINDINGS", limit)
+    tf.initialize(tf.webgpu)
+    monkeypatch.setattr(devices.backend_for(tf.webgpu), "elements_per_part", words)
+    before = ArenaStats.dispatches
+    got = [t.numpy for t in tf.compile(_packed_program)(*arrays)]
+    assert limit is None or ArenaStats.dispatches > before  # (2 bindings: the arena, of 2 ranges, and one more)
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8), err_msg=f"output {k}")
+    monkeypatch.setattr(runtime, "MAX_DIRECT_BINDINGS", None)
+    x = rng.standard_normal(5000).astype(np.float32)  # (float scatters in parts: compare-and-swap loops)
+    def histogram():
+        v = tf.input([-1], tf.float32)
+        out = tf.zeros([700], tf.float32)
+        i, = v.indices
+        tf.scatterAdd(out[i % 700], v[i] * 0.5)
+        return out
+
+    counts = np.zeros(700, np.float64)
+    np.add.at(counts, np.arange(5000) % 700, x.astype(np.float64) * 0.5)
+    # (7 or 8 float32 adds per bin in any order: within 8 * 2**-24 of the sum of magnitudes)
+    bound = np.zeros(700)
+    np.add.at(bound, np.arange(5000) % 700, np.abs(x.astype(np.float64)) * 0.5)
+    assert (np.abs(tf.compile(histogram)(x).numpy - counts) <= bound * 8 * 2.0**-24 + 1e-30).all()
+
+
+def test_an_arena_that_needs_more_ranges_than_the_adapter_binds_is_a_clear_error(monkeypatch):
+    from tensorfrost import backend as devices
+    from tensorfrost.backend_webgpu import runtime
+    monkeypatch.setattr(runtime, "MAX_DIRECT_BINDINGS", 1)
+    monkeypatch.setattr(devices.backend_for(tf.webgpu), "elements_per_part", 64)
+    prog = tf.compile(_packed_program)
+    arrays = [np.zeros(3001, np.int8), np.zeros(1001, np.float16), np.zeros(301, tf.bfloat16.numpy),
+              np.zeros(513, np.uint16)]
+    with pytest.raises(tf.RuntimeCheckError, match=r"more storage buffer bindings than the 1 .* even with most of "
+                                                   r"them in one arena buffer"):
+        prog(*arrays)
+    monkeypatch.undo()  # (the process goes on: the same program with the adapter's own limits)
+    assert prog(*arrays)[0].numpy.shape == (3001,)

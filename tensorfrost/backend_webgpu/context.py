@@ -32,6 +32,7 @@ class Limits:
     max_buffer_bytes: int
     max_groups: int  # workgroups per dispatch dimension
     uniform_alignment: int  # of a dynamic uniform buffer offset
+    storage_alignment: int  # of a storage buffer binding's offset
     description: str
 
 
@@ -84,6 +85,7 @@ def context() -> Context:
                    max_buffer_bytes=int(limits["max-buffer-size"]),
                    max_groups=int(limits["max-compute-workgroups-per-dimension"]),
                    uniform_alignment=int(limits["min-uniform-buffer-offset-alignment"]),
+                   storage_alignment=int(limits["min-storage-buffer-offset-alignment"]),
                    description=description)
     return Context(wgpu, adapter, device, found, features)
 

@@ -53,7 +53,7 @@ MAX_THREADS = 2**32 - 1  # the flat thread index is a u32
 _MIN_BYTES = 16  # WebGPU binds no empty buffer
 _UNIFORM_BYTES = 1 << 18  # the uniform rows of one submission (more dispatches: submitted in several)
 _POOL_LIMIT = 256 << 20  # bytes of released buffers kept for reuse
-_ONE_PART = 2**62  # words of one binding range (WebGPU binds no buffer in parts yet)
+_MAX_ARENA_WORDS = 2**31 - 1  # the shader indexes the arena with an i32
 # Tests lower the storage buffers a shader binds directly (to 4, to 1) so that small programs
 # go through fission, the kernel split and the arena.
 MAX_DIRECT_BINDINGS: int | None = None
@@ -156,13 +156,15 @@ def _pipeline(device, source: str, name: str, slots: int, uniform_bytes: int, no
 
 class _Variant:
     """One compiled way of binding a piece's buffers: its pipeline, the slots it binds (the
-    arena last, where some buffers live there) and its bind groups, cached by buffer."""
+    arena last, where some buffers live there; a buffer in parts one binding per range) and
+    its bind groups, cached by buffer."""
 
     def __init__(self, backend: WebGpuBackend, node, shader):
         self.backend, self.slots = backend, shader.slots
         self.bound = [slot for slot in shader.slots if slot.offset is None]
         self.uniform_bytes = -(-uniform_words(node, shader.slots) // 4) * 16
-        self.pipeline, self.layout = _pipeline(backend.device, shader.source, shader.name, len(self.bound),
+        self.bindings = sum(slot.parts for slot in self.bound)
+        self.pipeline, self.layout = _pipeline(backend.device, shader.source, shader.name, self.bindings,
                                                self.uniform_bytes, walk(node.body))
         self.groups: dict = {}  # buffer serials -> bind group
 
@@ -173,10 +175,16 @@ class _Variant:
         if found is None:
             if len(self.groups) > 256:  # (bind groups keep their buffers alive)
                 self.groups.clear()
-            entries = [{"binding": k, "resource": {"buffer": b.buffer, "offset": 0, "size": b.size}}
-                       for k, b in enumerate(buffers)]
+            part_bytes = self.backend.elements_per_part * 4
+            entries = []
+            for slot, buffer in zip(self.bound, buffers, strict=True):
+                for part in range(slot.parts):  # (one range: the whole buffer)
+                    offset = part * part_bytes if slot.parts > 1 else 0
+                    size = min(part_bytes, buffer.size - offset) if slot.parts > 1 else buffer.size
+                    entries.append({"binding": len(entries),
+                                    "resource": {"buffer": buffer.buffer, "offset": offset, "size": size}})
             if self.uniform_bytes:
-                entries.append({"binding": len(buffers), "resource": {"buffer": self.backend.uniforms, "offset": 0,
+                entries.append({"binding": len(entries), "resource": {"buffer": self.backend.uniforms, "offset": 0,
                                                                       "size": self.uniform_bytes}})
             found = self.groups[key] = self.backend.device.create_bind_group(layout=self.layout, entries=entries)
         return found
@@ -184,23 +192,26 @@ class _Variant:
 
 class _Piece:
     """A kernel (or, for a split kernel, some of its writes) as pipelines: one binding every
-    buffer, or over the adapter's buffer limit one per choice of the buffers reached through
-    the arena (made at the first dispatch, whose sizes choose them)."""
+    buffer whole, or, over the adapter's buffer limit or its largest binding, one per plan of
+    the buffers reached through the arena and bound in parts (made at the first dispatch
+    that needs it: its sizes choose)."""
 
     def __init__(self, backend: WebGpuBackend, node, keep: set | None):
         self.backend, self.node, self.keep = backend, node, keep
         self.shader = emit_kernel(node, keep)
         self.slots = self.shader.slots
         self.over_budget = len(self.slots) > backend.max_buffers
-        self.variants: dict = {}  # the indices of the slots in the arena -> _Variant
+        self.variants: dict = {}  # (slots in the arena, parts of each slot, the arena's parts) -> _Variant
         if not self.over_budget:
-            self.variant(())
+            self.variant((), {}, 1)
 
-    def variant(self, arena: tuple) -> _Variant:
-        key = tuple(k for k, slot in enumerate(self.slots) if slot.node in arena)
+    def variant(self, arena: tuple, parts: dict, arena_parts: int) -> _Variant:
+        key = (tuple(k for k, slot in enumerate(self.slots) if slot.node in arena),
+               tuple(parts.get(slot.node, 1) for slot in self.slots), arena_parts)
         found = self.variants.get(key)
         if found is None:
-            shader = emit_kernel(self.node, self.keep, arena) if arena else self.shader
+            shader = self.shader if not arena and not parts else emit_kernel(
+                self.node, self.keep, arena, parts, self.backend.elements_per_part, arena_parts)
             found = self.variants[key] = _Variant(self.backend, self.node, shader)
         return found
 
@@ -267,42 +278,42 @@ class WebGpuExecutable(ShaderExecutable):
             return
         memories = dict(zip(kernel.order, buffers, strict=True))
         words = kernel.pack_uniforms(uniforms) if uniforms else b""
-        limits = self.backend.limits
+        part_bytes = self.backend.elements_per_part * 4
         for piece in kernel.pieces:
             storages = [memories[slot.node].storage for slot in piece.slots]
-            for storage, slot in zip(storages, piece.slots):
-                if storage.size > limits.max_binding_bytes:
-                    raise RuntimeCheckError(f"kernel {kernel.name}: its buffer {slot.node.label} holds "
-                                            f"{storage.nbytes} bytes, more than the {limits.max_binding_bytes} "
-                                            f"{limits.description} binds at once (no buffers in parts yet)")
-            if piece.over_budget:
-                self._dispatch_through_arena(piece, storages, words, groups)
+            if piece.over_budget or any(storage.size > part_bytes for storage in storages):
+                self._dispatch_planned(piece, storages, words, groups)
             else:
-                variant = piece.variant(())
-                self.backend.record(variant, storages, words, groups)
+                self.backend.record(piece.variant((), {}, 1), storages, words, groups)
 
-    def _dispatch_through_arena(self, piece: _Piece, storages: list, words: bytes, groups: tuple) -> None:
-        """A dispatch binding the buffers the plan keeps direct and reaching the others through
-        the arena: copied into it before the pass, the written ones back after (copies and
-        passes of one encoder run in order)."""
+    def _dispatch_planned(self, piece: _Piece, storages: list, words: bytes, groups: tuple) -> None:
+        """A dispatch binding buffers over the adapter's largest binding range by range, and
+        reaching those over its buffer limit through the arena: copied into it before the
+        pass, the written ones back after (copies and passes of one encoder run in order)."""
         backend, slots = self.backend, piece.slots
         sizes = [-(-storage.nbytes // 4) for storage in storages]
         plan = plan_bindings(sizes, [slot.written for slot in slots], [storage.serial for storage in storages],
-                             backend.max_buffers, _ONE_PART)
-        if plan is None or plan.arena_words * 4 > backend.limits.max_binding_bytes:
-            raise RuntimeCheckError(f"kernel {piece.shader.name} binds {len(slots)} buffers, more than the "
-                                    f"{backend.max_buffers} storage buffers {backend.limits.description} allows a "
-                                    "shader, and those it would reach through one arena buffer hold more than it "
-                                    "binds at once: use fewer or smaller tensors in that kernel")
+                             backend.max_buffers, backend.elements_per_part)
+        if plan is None or plan.arena_words > _MAX_ARENA_WORDS:
+            raise RuntimeCheckError(f"kernel {piece.shader.name} binds {len(slots)} buffers of {sum(sizes) * 4} "
+                                    f"bytes, more storage buffer bindings than the {backend.max_buffers} "
+                                    f"{backend.limits.description} allows a shader, even with most of them in one "
+                                    "arena buffer: use fewer or smaller tensors in that kernel")
         in_arena = sorted(plan.offsets)  # (the order of their offset uniforms)
-        variant = piece.variant(tuple(slots[k].node for k in in_arena))
+        parts = {slot.node: plan.parts[k] for k, slot in enumerate(slots)
+                 if plan.parts[k] > 1 and k not in plan.offsets}
+        variant = piece.variant(tuple(slots[k].node for k in in_arena), parts,
+                                plan.arena_parts(backend.elements_per_part) if in_arena else 1)
+        direct = [storages[k] for k in range(len(slots)) if k not in plan.offsets]
+        if not in_arena:
+            backend.record(variant, direct, words, groups)
+            return
         arena = backend.arena(plan.arena_words * 4)
         copies = {storages[k]: (plan.offsets[k], sizes[k]) for k in in_arena}  # (one copy of a tensor bound twice)
         encoder = backend.encoder()
         for storage, (offset, count) in copies.items():
             if count:
                 encoder.copy_buffer_to_buffer(storage.buffer, 0, arena.buffer, offset * 4, count * 4)
-        direct = [storages[k] for k in range(len(slots)) if k not in plan.offsets]
         offsets = np.array([plan.offsets[k] for k in in_arena], dtype=np.uint32).tobytes()
         backend.record(variant, [*direct, arena], words + offsets, groups)
         written = {storages[k] for k in in_arena if slots[k].written}
@@ -341,6 +352,9 @@ class WebGpuBackend:
         found = context.context()
         self.wgpu, self.device, self.limits = found.wgpu, found.device, found.limits
         self._arena: WgpuBuffer | None = None
+        # words of one binding range of a buffer bound in parts (an offset WebGPU allows; tests lower it)
+        align = max(self.limits.storage_alignment, 4)
+        self.elements_per_part = self.limits.max_binding_bytes // align * align // 4
         usage = self.wgpu.BufferUsage
         self.uniforms = self.device.create_buffer(size=_UNIFORM_BYTES, usage=usage.UNIFORM | usage.COPY_DST)
         self._alignment = max(self.limits.uniform_alignment, 16)
@@ -362,7 +376,7 @@ class WebGpuBackend:
         """The arena buffer, of at least ``nbytes`` bytes (grown by doubling)."""
         if self._arena is None or self._arena.nbytes < nbytes:
             grown = max(2 * (self._arena.nbytes if self._arena else 0), 1 << 16)
-            self._arena = self.buffer(max(nbytes, min(grown, self.limits.max_binding_bytes)))
+            self._arena = self.buffer(max(nbytes, min(grown, self.limits.max_buffer_bytes)))
         return self._arena
 
     @property

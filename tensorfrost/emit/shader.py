@@ -169,13 +169,33 @@ class ShaderLang(WordAccess, Lang):
         slot = self.slots[buffer]
         if slot.offset is None:
             return slot, index
-        return self.arena, f"{self.uniform_word(slot.offset, dt.int32)} + int({index})"
+        return self.arena, f"{self.uniform_word(slot.offset, dt.int32)} + {self.type(dt.int32)}({index})"
+
+    # (a language's spelling of one 32-bit word of an array: WGSL's atomic arrays differ)
+    def load_word(self, array: str, index: str) -> str:
+        return f"{array}[{index}]"
+
+    def store_word(self, array: str, index: str, value: str) -> str:
+        return f"{array}[{index}] = {value};"
+
+    def bool_word(self, value: str) -> str:
+        return f"({value} ? 1u : 0u)"
+
+    def int_local(self, name: str, expr: str) -> str:
+        return f"int {name} = {expr};"
+
+    def function_head(self, name: str, params, result: str | None = None) -> str:
+        """A helper function's signature; ``params``: (type, name) pairs."""
+        return f"{result or 'void'} {name}({', '.join(f'{t} {n}' for t, n in params)})"
+
+    def storage_type(self, slot: Slot) -> str:
+        return slot.storage
 
     def buffer_read(self, buffer: str, index: str, dtype: dt.DType) -> str:
         if dtype.bits != 32 and self.slots[buffer].in_words:
             return self.word_read(buffer, index, dtype)
         slot, index = self._word_slot(buffer, index)
-        word = f"{slot.name}[{index}]" if slot.parts == 1 else self._read_helper(slot) + f"({index})"
+        word = self.load_word(slot.name, index) if slot.parts == 1 else self._read_helper(slot) + f"({index})"
         if dtype is dt.bool1:
             return f"({word} != 0u)"
         if slot.as_words and dtype is not dt.uint32:
@@ -188,12 +208,12 @@ class ShaderLang(WordAccess, Lang):
         slot, index = self._word_slot(buffer, index)
         value = self._encode(slot, value, dtype)
         if slot.parts == 1:
-            return f"{slot.name}[{index}] = {value};"
+            return self.store_word(slot.name, index, value)
         return f"{self._write_helper(slot)}({index}, {value});"
 
     def _encode(self, slot: Slot, value: str, dtype: dt.DType) -> str:
         if dtype is dt.bool1:
-            return f"({value} ? 1u : 0u)"
+            return self.bool_word(value)
         if slot.as_words and dtype is not dt.uint32:
             return f"{self.float_bits if dtype.is_float else self.int_bits}({value})"
         return value
@@ -211,7 +231,7 @@ class ShaderLang(WordAccess, Lang):
     def atomic_on_word(self, combine: str, slot: Slot, word: str, value: str, dtype: dt.DType) -> str:
         if dtype is dt.bool1:  # 0/1 words: add and max are or, min is and
             combine = {"add": "or", "max": "or", "min": "and"}.get(combine, combine)
-            return self.native_atomic(combine, word, f"({value} ? 1u : 0u)")
+            return self.native_atomic(combine, word, self.bool_word(value))
         if dtype.is_float and (slot.as_words or combine != "add"):
             return (f"TF_ATOMIC_CAS({word}, {value}, tf_{combine}_{value_code(dtype)}, {self.bits_float}, "
                     f"{self.float_bits})")
@@ -227,35 +247,37 @@ class ShaderLang(WordAccess, Lang):
 
     # -- buffers bound in parts ----------------------------------------------------------------
 
-    def _part_branches(self, slot: Slot, statement) -> list:
-        size = self.elements_per_part // slot.item_words  # (items of a double array: half as many)
-        lines = [f"    int tf_p = i / {size};", f"    int tf_j = i - tf_p * {size};"]
-        for part in range(slot.parts):
+    def part_branches(self, array: str, parts: int, index: str, size: int, statement) -> list:
+        """Lines running ``statement(part_array, index_there)`` on the part of ``array`` (bound
+        in ``parts`` ranges of ``size`` items) that holds item ``index``."""
+        lines = [f"    {self.int_local('tf_p', f'{index} / {size}')}",
+                 f"    {self.int_local('tf_j', f'{index} - tf_p * {size}')}"]
+        for part in range(parts):
             keyword = "if" if part == 0 else "else if"
-            condition = f"{keyword} (tf_p == {part})" if part < slot.parts - 1 else "else"
-            lines.append(f"    {condition} {{ {statement(f'{slot.name}_p{part}[tf_j]')} }}")
+            condition = f"{keyword} (tf_p == {part})" if part < parts - 1 else "else"
+            lines.append(f"    {condition} {{ {statement(f'{array}_p{part}', 'tf_j')} }}")
         return lines
 
-    def _read_helper(self, slot: Slot) -> str:
-        name = f"tf_read_{slot.name}"
+    def _part_helper(self, name: str, slot: Slot, params, result, statement) -> str:
         if name not in self.helpers:
-            body = self._part_branches(slot, lambda word: f"return {word};")
-            self.helpers[name] = "\n".join([f"{slot.storage} {name}(int i) {{", *body, "}"])
+            size = self.elements_per_part // slot.item_words  # (items of a double array: half as many)
+            body = self.part_branches(slot.name, slot.parts, "i", size, statement)
+            head = self.function_head(name, [(self.type(dt.int32), "i"), *params], result)
+            self.helpers[name] = "\n".join([f"{head} {{", *body, "}"])
         return name
 
+    def _read_helper(self, slot: Slot) -> str:
+        return self._part_helper(f"tf_read_{slot.name}", slot, [], self.storage_type(slot),
+                                 lambda array, j: f"return {self.load_word(array, j)};")
+
     def _write_helper(self, slot: Slot) -> str:
-        name = f"tf_write_{slot.name}"
-        if name not in self.helpers:
-            body = self._part_branches(slot, lambda word: f"{word} = v;")
-            self.helpers[name] = "\n".join([f"void {name}(int i, {slot.storage} v) {{", *body, "}"])
-        return name
+        return self._part_helper(f"tf_write_{slot.name}", slot, [(self.storage_type(slot), "v")], None,
+                                 lambda array, j: self.store_word(array, j, "v"))
 
     def _atomic_helper(self, slot: Slot, combine: str, dtype: dt.DType) -> str:
         name = f"tf_atomic_{combine}_{dtype.name}_{slot.name}"  # (the arena holds several dtypes)
-        if name not in self.helpers:
-            body = self._part_branches(slot, lambda word: self.atomic_on_word(combine, slot, word, "v", dtype))
-            self.helpers[name] = "\n".join([f"void {name}(int i, {self.type(dtype)} v) {{", *body, "}"])
-        return name
+        return self._part_helper(name, slot, [(self.type(dtype), "v")], None,
+                                 lambda array, j: self.atomic_on_word(combine, slot, f"{array}[{j}]", "v", dtype))
 
 
 class ShaderBody(BodyEmitter):

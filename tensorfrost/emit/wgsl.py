@@ -101,46 +101,31 @@ class WgslLang(WgslWords, ShaderLang):
 
     # -- reads, writes and atomics of 32-bit words -----------------------------------------------
 
-    def _word_slot(self, buffer: str, index: str):
-        slot = self.slots[buffer]
-        if slot.offset is None:
-            return slot, index
-        return self.arena, f"{self.uniform_word(slot.offset, dt.int32)} + i32({index})"
+    def load_word(self, array: str, index: str) -> str:
+        return f"atomicLoad(&{array}[{index}])" if array in self.atomic_buffers else f"{array}[{index}]"
 
-    def _element(self, buffer: str, index: str) -> str:
-        return f"atomicLoad(&{buffer}[{index}])" if buffer in self.atomic_buffers else f"{buffer}[{index}]"
+    def store_word(self, array: str, index: str, value: str) -> str:
+        if array in self.atomic_buffers:
+            return f"atomicStore(&{array}[{index}], {value});"
+        return f"{array}[{index}] = {value};"
 
-    def buffer_read(self, buffer: str, index: str, dtype: dt.DType) -> str:
-        if dtype.bits != 32 and self.slots[buffer].in_words:
-            return self.word_read(buffer, index, dtype)
-        slot, index = self._word_slot(buffer, index)  # (the arena's word, for a buffer in the arena)
-        word = self._element(slot.name, index)
-        if dtype is dt.bool1:
-            return f"({word} != 0u)"
-        if slot.as_words and dtype is not dt.uint32:
-            return f"{self.bits_float if dtype.is_float else self.bits_int}({word})"
-        return word
+    def bool_word(self, value: str) -> str:
+        return f"select(0u, 1u, {value})"
 
-    def buffer_write(self, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
-        if dtype.bits != 32 and self.slots[buffer].in_words:
-            return self.word_write(buffer, index, value, dtype)
-        slot, index = self._word_slot(buffer, index)
-        if dtype is dt.bool1:
-            value = f"select(0u, 1u, {value})"
-        elif slot.as_words and dtype is not dt.uint32:
-            value = f"bitcast<u32>({value})"
-        if slot.name in self.atomic_buffers:
-            return f"atomicStore(&{slot.name}[{index}], {value});"
-        return f"{slot.name}[{index}] = {value};"
+    def int_local(self, name: str, expr: str) -> str:
+        return f"let {name}: i32 = {expr};"
 
-    def atomic(self, combine: str, buffer: str, index: str, value: str, dtype: dt.DType) -> str:
-        if dtype.bits != 32:
-            return self.word_atomic(combine, buffer, index, value, dtype)
-        slot, index = self._word_slot(buffer, index)
-        word = f"{slot.name}[{index}]"
+    def function_head(self, name: str, params, result: str | None = None) -> str:
+        arrow = f" -> {result}" if result else ""
+        return f"fn {name}({', '.join(f'{n}: {t}' for t, n in params)}){arrow}"
+
+    def storage_type(self, slot) -> str:
+        return _STORAGE[slot.storage]
+
+    def atomic_on_word(self, combine: str, slot, word: str, value: str, dtype: dt.DType) -> str:
         if dtype is dt.bool1:  # 0/1 words: add and max are or, min is and
             combine = {"add": "or", "max": "or", "min": "and"}.get(combine, combine)
-            return self.native_atomic(combine, word, f"select(0u, 1u, {value})")
+            return self.native_atomic(combine, word, self.bool_word(value))
         if dtype.is_float:  # (WGSL has no float atomics)
             return self._combined_by_cas(word, value, f"tf_{combine}_{value_code(dtype)}", "f32")
         if dtype is dt.int32 and slot.as_words:  # an int in the arena's u32 words: add and bitwise ops keep the bits
@@ -229,6 +214,11 @@ def _atomic_buffers(kernel: Node, keep: set | None) -> set:
             and (keep is None or n in keep)}
 
 
+def _array(slot, part: int) -> str:
+    """The name of the array of a slot's part (bound in one range: the slot's own)."""
+    return slot.name if slot.parts == 1 else f"{slot.name}_p{part}"
+
+
 def _indices(lang: WgslLang, dims: list) -> list:
     """The thread's flat index and grid indices (the flat dispatch of ``binding.py``)."""
     count = " * ".join(f"u32({d})" for d in dims)
@@ -240,19 +230,24 @@ def _indices(lang: WgslLang, dims: list) -> list:
     return head + ["    let i0: i32 = i32(tf_rest);", "    let tf_t: i32 = i32(tf_g);"]
 
 
-def emit_kernel(kernel: Node, keep: set | None = None, arena: tuple = ()) -> KernelShader:
+def emit_kernel(kernel: Node, keep: set | None = None, arena: tuple = (), parts: dict | None = None,
+                elements_per_part: int = 0, arena_parts: int = 1) -> KernelShader:
     """The WGSL module of one kernel node (with ``keep``, only those nodes of its body: one
     piece of a kernel split to fit the buffer-binding limit, ``backend_gl/split.py``). The
     buffers in ``arena`` are reached through the arena buffer, bound last, at the offsets in
-    the uniform words after the kernel's own (``shader.make_slots``)."""
+    the uniform words after the kernel's own (``shader.make_slots``); ``parts`` maps buffers
+    bound in several ranges (of ``elements_per_part`` words each) to their count, and the
+    arena's in ``arena_parts``."""
     check_dtypes(kernel)
     names: dict = {}
-    slots = make_slots(kernel, names, native_float_add=False, keep=keep, arena=arena)
+    slots = make_slots(kernel, names, False, parts, keep, arena, arena_parts)
     atomic = _atomic_buffers(kernel, keep)
-    atomic_names = {s.name for s in slots if s.node in atomic}
-    if any(s.offset is not None and s.node in atomic for s in slots):
-        atomic_names.add(ARENA)  # (a buffer there updated atomically: every word of the arena is atomic)
+    atomic_slots = [s for s in slots if s.node in atomic]
+    if any(s.offset is not None for s in atomic_slots):
+        atomic_slots.append(next(s for s in slots if s.name == ARENA))  # (every word of the arena is atomic)
+    atomic_names = {_array(s, part) for s in atomic_slots for part in range(s.parts)}
     lang = WgslLang(slots, atomic_names)
+    lang.elements_per_part = elements_per_part
     head = []
     for uniform, word in zip(kernel.contract.uniforms, uniform_offsets(kernel)):
         name = local_name(names, uniform)
@@ -266,16 +261,19 @@ def emit_kernel(kernel: Node, keep: set | None = None, arena: tuple = ()) -> Ker
     body.depth = 1
     body.scope(kernel.body.nodes)
     declarations = []
-    bound = [slot for slot in slots if slot.offset is None]
-    for slot in bound:
-        element = _STORAGE[slot.storage]
-        element = f"atomic<{element}>" if slot.name in lang.atomic_buffers else element
-        declarations.append(f"@group(0) @binding({slot.binding}) var<storage, read_write> {slot.name}: "
-                            f"array<{element}>;")
+    bindings = 0
+    for slot in slots:
+        for part in range(slot.parts if slot.offset is None else 0):
+            array = _array(slot, part)
+            element = _STORAGE[slot.storage]
+            element = f"atomic<{element}>" if array in lang.atomic_buffers else element
+            declarations.append(f"@group(0) @binding({slot.binding + part}) var<storage, read_write> {array}: "
+                                f"array<{element}>;")
+            bindings += 1
     words = uniform_words(kernel, slots)
     if words:
         declarations += [f"struct TfUniforms {{ w: array<vec4<u32>, {-(-words // 4)}> }}",
-                         f"@group(0) @binding({len(bound)}) var<uniform> tf_u: TfUniforms;"]
+                         f"@group(0) @binding({bindings}) var<uniform> tf_u: TfUniforms;"]
     size = local_size(kernel)
     helpers = list(lang.helpers.values())  # (per-buffer stores and atomics of packed elements)
     prelude = select_prelude(_PRELUDE, "\n".join(helpers + head + body.lines))

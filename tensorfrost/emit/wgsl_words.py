@@ -19,12 +19,6 @@ from .words import WordAccess
 class WgslWords(WordAccess):
     pair_type = "vec2<u32>"
 
-    def _word(self, container, word: str) -> str:
-        return self._element(container.name, word)
-
-    def helper_head(self, function: str, params) -> str:
-        return f"fn {function}(tf_w: i32, {', '.join(f'{n}: {t}' for t, n in params)})"
-
     def shift_amount(self, amount: str) -> str:
         return f"u32({amount})"
 

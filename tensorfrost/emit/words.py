@@ -41,11 +41,12 @@ class WordAccess:
 
     def _word(self, container, word: str) -> str:
         if container.parts == 1:
-            return f"{container.name}[{word}]"
+            return self.load_word(container.name, word)
         return f"{self._read_helper(container)}({word})"
 
-    def _helper(self, container, name: str, params: str, body) -> str:
-        """The name of ``void name_<container>(int tf_w, params)``, which runs the statement
+    def _helper(self, container, name: str, params: list, body) -> str:
+        """The name of ``void name_<container>(int tf_w, params)`` (``params``: (type, name)
+        pairs), which runs the statement
         ``body(word)``, where ``word(k)`` is the lvalue of word ``tf_w + k`` of the container."""
         function = f"{name}_{container.name}"
         if function in self.helpers:
@@ -57,20 +58,13 @@ class WordAccess:
         if container.parts == 1:
             lines = [f"    {body(at(container.name, 'tf_w'))}"]
         else:
-            size = self.elements_per_part
-            lines = [f"    int tf_p = tf_w / {size};", f"    int tf_j = tf_w - tf_p * {size};"]
-            for part in range(container.parts):
-                keyword = "if" if part == 0 else "else if"
-                condition = f"{keyword} (tf_p == {part})" if part < container.parts - 1 else "else"
-                lines.append(f"    {condition} {{ {body(at(f'{container.name}_p{part}', 'tf_j'))} }}")
-        self.helpers[function] = "\n".join([f"{self.helper_head(function, params)} {{", *lines, "}"])
+            lines = self.part_branches(container.name, container.parts, "tf_w", self.elements_per_part,
+                                       lambda array, j: body(at(array, j)))
+        head = self.function_head(function, [(self.type(dt.int32), "tf_w"), *params])
+        self.helpers[function] = "\n".join([f"{head} {{", *lines, "}"])
         return function
 
     # -- what a language spells otherwise (WGSL: emit/wgsl_words.py) ---------------------------------
-
-    def helper_head(self, function: str, params) -> str:
-        """A helper's signature; ``params``: (type, name) pairs after ``int tf_w``."""
-        return f"void {function}(int tf_w, {', '.join(f'{t} {n}' for t, n in params)})"
 
     def store_bits(self, word: str, bits: int) -> str:
         """Store ``tf_v``'s low bits at ``tf_o`` of ``word`` (compare-and-swap)."""
