@@ -160,7 +160,7 @@ class _Variant:
     its bind groups, cached by buffer."""
 
     def __init__(self, backend: WebGpuBackend, node, shader):
-        self.backend, self.slots = backend, shader.slots
+        self.backend = backend
         self.bound = [slot for slot in shader.slots if slot.offset is None]
         self.uniform_bytes = -(-uniform_words(node, shader.slots) // 4) * 16
         self.bindings = sum(slot.parts for slot in self.bound)
