@@ -78,3 +78,22 @@ def replace_file(directory: str, name: str, data: bytes) -> str:
             except OSError:
                 pass
     return path
+
+
+def new_file_mode(path: str) -> int:
+    """The permissions a file written whole beside ``path`` and renamed over it gets (``mkstemp``
+    makes it 0600): those of the file it replaces, else what ``open`` would give a new file
+    (0666 less the umask)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        pass
+    umask = 0o022
+    try:
+        with open("/proc/self/status") as f:  # reading the umask without setting it (threads)
+            for line in f:
+                if line.startswith("Umask:"):
+                    umask = int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o666 & ~umask

@@ -25,6 +25,7 @@ import numpy as np
 from . import imgui
 from .backend_gl import context
 from .ir.errors import ArgumentError, TensorFrostError
+from .private_files import new_file_mode
 from .runtime import TensorMemory
 
 # GLFW's codes (tf.KEY_A == glfw.KEY_A), so that they need no glfw to be named.
@@ -333,6 +334,7 @@ def save_png(path: str, rgb: np.ndarray) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            os.fchmod(f.fileno(), new_file_mode(path))  # (as open() would make it: mkstemp's is 0600)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)

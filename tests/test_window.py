@@ -187,6 +187,29 @@ def _read_png(path) -> np.ndarray:
     return rows[:, 1:].reshape(height, width, 3)
 
 
+def test_saved_pngs_follow_the_umask_and_keep_a_replaced_files_mode(tmp_path):
+    """A PNG is written beside its path and renamed over it (never half a file), yet gets the
+    mode open() would give it (mkstemp's 0600 before): 0666 less the umask for a new file, a
+    replaced file's own mode."""
+    import os
+    import stat
+
+    from tensorfrost.window import save_png
+    rgb = (np.arange(2 * 3 * 3).reshape(2, 3, 3) * 11).astype(np.uint8)
+    path = tmp_path / "frame.png"
+    previous = os.umask(0o027)
+    try:
+        save_png(str(path), rgb)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+    np.testing.assert_array_equal(_read_png(path), rgb)
+    os.chmod(path, 0o604)
+    save_png(str(path), rgb[::-1].copy())
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o604
+    np.testing.assert_array_equal(_read_png(path), rgb[::-1])
+
+
 EXAMPLES = {"wave_window": ["--size", "128"], "mandelbrot_window": [], "nbody_window": ["--stars", "1024"],
             "fluid_window": ["--size", "96"]}
 

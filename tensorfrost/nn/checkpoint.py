@@ -29,6 +29,7 @@ import numpy as np
 
 from ..ir import dtypes as dt
 from ..ir.errors import CheckpointError, DTypeError
+from ..private_files import new_file_mode
 from ..runtime import conversion_problem, shape_problem
 
 SHOWN_NAMES = 10  # unexpected member names listed in a message
@@ -215,7 +216,7 @@ def atomic_write(path: str, write) -> None:
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
-            os.fchmod(f.fileno(), _file_mode(path))  # mkstemp's 0600, unless the file was private
+            os.fchmod(f.fileno(), new_file_mode(path))  # mkstemp's 0600, unless the file was private
             os.fsync(f.fileno())
         os.replace(temporary, path)
     except OSError as error:  # a full disk, a file size limit: say which file (the old one is kept)
@@ -272,21 +273,3 @@ def _process_exists(pid: int) -> bool:
     except OSError:
         return True  # (someone else's process)
     return True
-
-
-def _file_mode(path: str) -> int:
-    """The permissions the saved file gets: those of the file it replaces, else what ``open``
-    would give a new file (0666 less the umask)."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        pass
-    umask = 0o022
-    try:
-        with open("/proc/self/status") as f:  # reading the umask without setting it (threads)
-            for line in f:
-                if line.startswith("Umask:"):
-                    umask = int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0o666 & ~umask
