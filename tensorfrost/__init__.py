@@ -123,6 +123,7 @@ from .tracing.api import (
     zeros,
 )
 from .tracing.custom import custom, register_custom_operation
+from .tracing.derivatives import hvp, jacfwd, jacrev, jvp
 from .tracing.helpers import (
     assert_value,
     element_index,
@@ -224,6 +225,7 @@ __all__ = [
     "RuntimeCheckError", "InternalError", "CompilerSetupError", "CheckpointError", "GlThreadError",
     "input", "const", "zeros", "ones", "buffer", "indices", "index", "index_grid",
     "loop", "if_cond", "break_loop", "continue_loop", "assert_tensor", "region_begin", "region_end", "grad",
+    "jvp", "hvp", "jacfwd", "jacrev",
     "renderdoc_start_capture", "renderdoc_end_capture",
     "get_cpp_header", "get_all_generated_main_functions", "get_all_generated_kernels",
     "scatterAdd", "scatterMin", "scatterMax", "scatterAnd", "scatterOr", "scatterXor",

@@ -311,8 +311,10 @@ class Interpreter:
     op_pass_grad = op_custom_grad = op_library_grad = op_detach
 
     def op_grad(self, node):
-        raise InternalError("tf.grad reached the reference interpreter: the autodiff pass expands it, "
+        raise InternalError(f"tf.{node.op.name} reached the reference interpreter: the autodiff pass expands it, "
                             "so interpret the program after that pass")
+
+    op_jvp = op_grad
 
 
 class _RaceLog:

@@ -24,8 +24,8 @@ class Op:
     """One entry of the op table."""
 
     __slots__ = ("name", "kind", "arity", "signature", "cost", "ref", "emit", "pure", "doc",
-                 "identity", "combine", "vjp", "writes", "atomic", "reads_memory", "jump", "has_body", "host_only",
-                 "calls_user_code", "nonnegative", "converts_to", "ordered", "api_name")
+                 "identity", "combine", "vjp", "jvp", "writes", "atomic", "reads_memory", "jump", "has_body",
+                 "host_only", "calls_user_code", "nonnegative", "converts_to", "ordered", "api_name")
 
     def __init__(self, name, kind, arity=None, signature=None, cost=1.0, ref=None, emit=None,
                  pure=True, doc="", identity=None, combine=None, vjp=None, writes=False, atomic=False,
@@ -42,7 +42,8 @@ class Op:
         self.doc = doc
         self.identity = identity  # reductions and scatters: the neutral element, per dtype kind
         self.combine = combine  # reductions and scatters: the elementwise op that accumulates
-        self.vjp = vjp  # vector-Jacobian product (autodiff)
+        self.vjp = vjp  # vector-Jacobian product (reverse mode; tracing/vjp.py, ops_math.py)
+        self.jvp = None  # Jacobian-vector product (forward mode; set by tracing/jvp.py)
         # What passes ask instead of comparing names:
         self.writes = writes  # changes its first arg (a variable or memory): set, store, scatters
         self.atomic = atomic  # a write that combines atomically with what is there (scatters)

@@ -126,6 +126,9 @@ register(Op("continue", CONTROL, 0, pure=False, jump=True, doc="go to the next i
 register(Op("kernel", CONTROL, 0, pure=False, has_body=True, doc="body runs once per element of the kernel's shape"))
 
 register(Op("grad", AUTODIFF, 2, doc="args: loss, wrt; the gradient of sum(loss) with respect to wrt"))
+register(Op("jvp", AUTODIFF, None,
+            doc="args: y, *xs, *vs (attrs['count'] of each); the directional derivative of y along the tangents "
+                "vs of xs (each x as defined at its creation): forward mode, expanded by the autodiff pass"))
 register(Op("detach", AUTODIFF, 1, doc="the value of its arg; gradients stop here"))
 register(Op("pass_grad", AUTODIFF, 1,
             doc="the value of its arg; gradients pass to the arg's operands as if it were the identity"))
@@ -149,11 +152,11 @@ register(Op("region", HOST, 0, pure=False, doc="debug region marker; attrs: name
 from . import ops_math  # noqa: E402,F401 (registers them)
 
 # The structural ops by name, for identity tests (``node.op is LOOP``): a typo fails at import.
-(CONST, DIM_ID, INPUT, INPUT_DIM, LOAD, STORE, SET, COPY, LOOP, IF, BREAK, CONTINUE, KERNEL, GRAD, DETACH,
+(CONST, DIM_ID, INPUT, INPUT_DIM, LOAD, STORE, SET, COPY, LOOP, IF, BREAK, CONTINUE, KERNEL, GRAD, JVP, DETACH,
  PASS_GRAD, CUSTOM_GRAD, LIBRARY_GRAD, ASSERT, ALLOC, FREE, READBACK, REGION) = (OPS[n] for n in (
     "const", "dim_id", "input", "input_dim", "load", "store", "set", "copy", "loop", "if", "break", "continue",
-    "kernel", "grad", "detach", "pass_grad", "custom_grad", "library_grad", "assert", "alloc", "free", "readback",
-    "region"))
+    "kernel", "grad", "jvp", "detach", "pass_grad", "custom_grad", "library_grad", "assert", "alloc", "free",
+    "readback", "region"))
 # Ops whose algebra passes read (index arithmetic, reductions and views they special-case).
 ADD, SUB, MUL, DIV, MOD, SELECT, CLAMP, REDUCE_MAX, REDUCE_MIN, SPLIT_DIM = (OPS[n] for n in (
     "add", "sub", "mul", "div", "mod", "select", "clamp", "reduce_max", "reduce_min", "split_dim"))

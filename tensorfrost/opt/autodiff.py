@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..ir.builder import Builder, using
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope, walk
-from ..ir.ops import AUTODIFF, CUSTOM_GRAD, DETACH, GRAD, IF, INPUT, LIBRARY_GRAD, LOAD, LOOP, PASS_GRAD
+from ..ir.ops import AUTODIFF, CUSTOM_GRAD, DETACH, GRAD, IF, INPUT, JVP, LIBRARY_GRAD, LOAD, LOOP, PASS_GRAD
 from ..ir.shapes import dims_equal, static_value
 from ..tracing import algorithms as alg
 from ..tracing import mathfn
@@ -31,6 +31,7 @@ from ..tracing.tensor import Tensor
 from ..tracing.vjp import library_rule
 from ..tracing.vjp import rule as vjp_rule
 from . import autodiff_control as control
+from . import autodiff_forward as forward
 from .analysis import is_write, mutable_nodes
 from .autodiff_scatter import reduced_scatter
 from .rewrite import replace_uses
@@ -306,11 +307,16 @@ def _remove_markers(program: Program) -> None:
 
 
 def run(program: Program) -> Program:
+    # In program order, so that each expansion differentiates code without placeholders:
+    # tf.jvp of a tf.grad (a Hessian-vector product) and tf.grad of a tf.jvp both work.
     while True:
-        placeholder = next((n for n in program.walk() if n.op is GRAD), None)
+        placeholder = next((n for n in program.walk() if n.op is GRAD or n.op is JVP), None)
         if placeholder is None:
             break
-        _expand_one(program, placeholder)
+        if placeholder.op is JVP:
+            forward.expand(program, placeholder)
+        else:
+            _expand_one(program, placeholder)
     _remove_markers(program)
     return program
 

@@ -41,15 +41,19 @@ class _Operation:
     output: dt.DType
     forward: object
     vjp: object
+    jvp: object
 
 
 _REGISTRY: dict[str, _Operation] = {}
 
 
-def register_custom_operation(name: str, overloads, forward, vjp=None) -> None:
+def register_custom_operation(name: str, overloads, forward, vjp=None, jvp=None) -> None:
     """Register ``tf.custom(name, ...)``. ``overloads`` lists type signatures in upstream's
     spelling, ``"ff_f"``: one letter per input (f, i, u, b), then the result's; the result
-    type is taken from the first. ``vjp`` may be None for an operation without gradient."""
+    type is taken from the first. ``vjp`` may be None for an operation without gradient.
+    ``jvp(inputs, tangents, tensor)`` (optional) returns the result's tangent from one
+    tangent per input (None for zero) for ``tf.jvp``; without it, ``tf.jvp`` transposes the
+    vjp (one reverse sweep of the vjp's code)."""
     if not isinstance(name, str) or not name:
         raise TensorFrostError(f"tf.register_custom_operation: name must be a non-empty string, got {name!r}")
     overloads = [overloads] if isinstance(overloads, str) else list(overloads)
@@ -57,13 +61,13 @@ def register_custom_operation(name: str, overloads, forward, vjp=None) -> None:
                                 for o in overloads):
         raise TensorFrostError(f"tf.register_custom_operation({name!r}): overloads must be strings like "
                                f"'ff_f' (input letters, '_', the result's letter: f, i, u or b), got {overloads!r}")
-    for function, what in ((forward, "forward"), (vjp, "vjp")):
+    for function, what in ((forward, "forward"), (vjp, "vjp"), (jvp, "jvp")):
         if function is not None and not callable(function):
             raise TensorFrostError(f"tf.register_custom_operation({name!r}): {what} must be a function, got "
                                    f"{type(function).__name__}")
     if forward is None:
         raise TensorFrostError(f"tf.register_custom_operation({name!r}): forward is required")
-    _REGISTRY[name] = _Operation(name, _KINDS[overloads[0].rsplit("_", 1)[1]], forward, vjp)
+    _REGISTRY[name] = _Operation(name, _KINDS[overloads[0].rsplit("_", 1)[1]], forward, vjp, jvp)
 
 
 def custom(name: str, inputs, shape=None) -> Tensor:
@@ -106,3 +110,19 @@ def custom_vjp(name: str, inputs, gradient: Tensor, value, location) -> list:
         raise TraceError(f"the vjp of custom operation {name!r} returned {len(grads)} gradient(s) for "
                          f"{len(inputs)} input(s)", location)
     return [g if g is None or isinstance(g, Tensor) else Tensor(node_of(g)) for g in grads]
+
+
+def custom_jvp(name: str, inputs, tangents: list, value, location):
+    """The tangent of custom operation ``name``'s result (called by the forward-mode pass):
+    its jvp's, None (zero) for an operation with neither rule, or NotImplemented for one
+    with only a vjp (the pass transposes it)."""
+    operation = _REGISTRY[name]
+    if operation.jvp is None:
+        return None if operation.vjp is None else NotImplemented
+    tangent = operation.jvp([Tensor(n) for n in inputs], tangents, Tensor(value))
+    if isinstance(tangent, (list, tuple)):
+        if len(tangent) != 1:
+            raise TraceError(f"the jvp of custom operation {name!r} must return one tangent, got {len(tangent)}",
+                             location)
+        tangent = tangent[0]
+    return tangent if tangent is None or isinstance(tangent, Tensor) else Tensor(node_of(tangent))
