@@ -46,10 +46,11 @@ NAMES: dict[str, str] = {
     "fast_call": "cpu: the steady-state call runs in a small C extension",
     "spare_outputs": "cpu: the storage of dropped small outputs is reused by the next call",
     "program_cache": "cpu: a program traced before loads its compiled library without the passes",
+    "dead_sets": "pass: an update of a variable that no later read sees is dropped (reverse mode tapes less)",
 }
 
 _lock = threading.Lock()
-_local = threading.local()  # .recordings: this thread's recording() blocks; .muted: inside muted()
+_local = threading.local()  # .recordings, .muted, .exactly: inside recording(), muted(), exactly_disabled()
 _disabled_here: list[frozenset] = []  # the disabled(...) blocks in force, innermost last
 _counts = dict.fromkeys(NAMES, 0)
 _sources: list[tuple[Callable[[], dict], Callable[[], None]]] = []
@@ -64,7 +65,11 @@ def _check(names) -> frozenset:
 
 
 def disabled_set() -> frozenset:
-    """The names switched off now: by ``TENSORFROST_DISABLE`` and by enclosing ``disabled`` blocks."""
+    """The names switched off now: by ``TENSORFROST_DISABLE`` and by enclosing ``disabled`` blocks
+    (or, inside ``exactly_disabled`` in this thread, the names it was given)."""
+    exact = getattr(_local, "exactly", None)
+    if exact is not None:
+        return exact
     text = os.environ.get(VARIABLE, "")
     names = {part.strip() for part in text.split(",") if part.strip()}
     try:
@@ -96,6 +101,18 @@ def disabled(*names: str) -> Iterator[None]:
     finally:
         with _lock:
             _disabled_here.remove(block)
+
+
+@contextlib.contextmanager
+def exactly_disabled(names: frozenset) -> Iterator[None]:
+    """In this thread, exactly ``names`` are off inside the block, whatever is switched off
+    around it (a program compiled again later, as it was compiled first)."""
+    before = getattr(_local, "exactly", None)
+    _local.exactly = _check(names)
+    try:
+        yield
+    finally:
+        _local.exactly = before
 
 
 def fired(name: str, times: int = 1) -> None:

@@ -61,6 +61,7 @@ class TensorProgram:
     def _build(self, traced, options) -> None:
         """The executable: from the program cache, else compiled now."""
         cache_key = program_cache.key(traced, self.backend, options)  # of the IR as traced: the passes change it
+        self._disabled = optimizations.disabled_set()  # what `program` compiles with after a cache hit
         self.executable, fired = program_cache.load(cache_key, self.name, self.backend, options)
         self.traced, self._program = traced, None
         if self.executable is None:
@@ -77,7 +78,7 @@ class TensorProgram:
     def program(self):
         """The compiled IR (compiled again from the traced IR when a cache hit skipped the passes)."""
         if self._program is None:
-            with optimizations.muted(), deep_enough(self.traced):  # counted when it was compiled first
+            with optimizations.muted(), optimizations.exactly_disabled(self._disabled), deep_enough(self.traced):
                 self._program, self._pass_times = compile_program(clone_program(self.traced))
         return self._program
 

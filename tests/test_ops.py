@@ -315,7 +315,7 @@ STRUCTURAL_COVERAGE = {
     "loop": "test_seed_examples", "if": "test_seed_examples", "break": "test_seed_examples",
     "continue": "test_control_flow", "kernel": "test_fusion", "assert": "test_errors", "alloc": "test_fusion",
     "free": "test_fusion", "readback": "test_control_flow", "region": "test_control_flow",
-    "grad": "test_autodiff", "detach": "test_autodiff", "pass_grad": "test_autodiff",
+    "grad": "test_autodiff", "jvp": "test_forward_mode", "detach": "test_autodiff", "pass_grad": "test_autodiff",
     "custom_grad": "compat/test_compat_custom", "library_grad": "test_linalg",
     "prefix_prod": "test_scan", "prefix_max": "test_scan", "prefix_min": "test_scan",
 }

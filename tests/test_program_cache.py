@@ -69,6 +69,26 @@ def test_a_hit_skips_compiling_and_computes_the_same(cache):
     assert list(second.pass_times) == [name for name, _ in PASSES]
 
 
+def _two_sums():
+    x = tf.input([-1, -1], tf.float32)
+    return tf.sum(x, axis=1) + tf.sum(x * x, axis=1)  # merge_loops runs both sums in one loop
+
+
+def test_a_hit_shows_the_ir_of_the_switches_it_was_compiled_under(cache):
+    """After a hit, `program` is compiled again from the traced IR: with the optimizations
+    that were off when the program was compiled, not those off when it is read."""
+    numbered = re.compile(r"\d+")
+    passes = [name for name in tf.optimizations.NAMES if name != "program_cache"]
+    with tf.optimizations.disabled(*passes):
+        first, _, _ = _compile_counting(_two_sums)
+        second, compiles, hits = _compile_counting(_two_sums)
+    assert (compiles, hits) == (0, 1)
+    optimized = tf.compile(_two_sums).list_operations()
+    plain = first.list_operations()
+    assert numbered.sub("#", optimized) != numbered.sub("#", plain)  # the switches change the IR
+    assert numbered.sub("#", second.list_operations()) == numbered.sub("#", plain)
+
+
 def _entry(cache):
     (entry,) = cache.glob("aliased-*" + program_cache.SUFFIX)
     return entry

@@ -378,7 +378,8 @@ class Rewriter:
 
     def _for(self, s):
         region = self.analysis.region(s)
-        if not self._is_range(s.iter):
+        iterable, every = self._checkpointed(s.iter)
+        if not self._is_range(iterable):
             return self._python_for(s)
         if s.orelse:
             raise self.error(s, "'for ... else' over range(...) is not supported (the loop is in the program)")
@@ -389,7 +390,8 @@ class Rewriter:
                                        "only exists inside the loop (copy it to a variable there)")
         obj, enter, target = self._region_call("loop", [], s, region)
         body = self._nested(("loop", "tensor", obj), region.carried, s.body, counters)
-        loop = gast.For(target=s.target, iter=call(obj, "range", [self.expr(a) for a in s.iter.args]),
+        keywords = [("checkpoint", self.expr(every))] if every is not None else []
+        loop = gast.For(target=s.target, iter=call(obj, "range", [self.expr(a) for a in iterable.args], keywords),
                         body=body, orelse=[], type_comment=None)
         return [gast.With(items=[gast.withitem(context_expr=enter, optional_vars=target)], body=[loop],
                           type_comment=None)]
@@ -471,6 +473,22 @@ class Rewriter:
         if isinstance(node, gast.Name) and node.id in self.analysis.locals:
             raise LookupError(node.id)
         return self.resolve(node)
+
+    def _checkpointed(self, node):
+        """(the iterable, the ``every`` expression) of ``tf.checkpointed(iterable, every=k)``,
+        else (node, None)."""
+        if not isinstance(node, gast.Call) or not node.args or any(isinstance(a, gast.Starred) for a in node.args):
+            return node, None
+        try:
+            if self._static(node.func) is not tracing.checkpointed:
+                return node, None
+        except LookupError:
+            return node, None
+        every = node.args[1] if len(node.args) == 2 else next((k.value for k in node.keywords if k.arg == "every"),
+                                                               None)
+        if every is None or len(node.args) > 2 or any(k.arg != "every" for k in node.keywords):
+            raise self.error(node, "tf.checkpointed takes (range(...), every=k)")
+        return node.args[0], every
 
     def _is_range(self, node) -> bool:
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "range"):

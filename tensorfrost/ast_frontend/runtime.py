@@ -324,7 +324,7 @@ class _Loop(_Region):
         self.tensor = True
         return self._enter()
 
-    def range(self, *bounds):
+    def range(self, *bounds, checkpoint=None):
         """Open the IR loop over ``range(*bounds)`` and give its counter, once."""
         if not 1 <= len(bounds) <= 3:
             raise TypeError(f"range expected 1 to 3 arguments, got {len(bounds)}")
@@ -333,7 +333,7 @@ class _Loop(_Region):
                 got = f"a {bound.dtype!r} tensor" if isinstance(bound, Tensor) else repr(bound)
                 raise KernelProgramError(f"range(...) needs integer bounds, got {got}; {INTEGER_QUOTIENT}",
                                          user_location())
-        counter = self._open(tracing.loop(*bounds))
+        counter = self._open(tracing.loop(*bounds, checkpoint=checkpoint))
         yield counter
         self._close()
 

@@ -22,6 +22,7 @@ from ..tracing import algorithms as alg
 from ..tracing.api import indices, scatterAdd, uniform
 from ..tracing.mathfn import clamp, copy
 from ..tracing.mathfn import max as maximum
+from ..tracing.mathfn import min as minimum
 from ..tracing.tensor import Tensor
 from .analysis import is_write, mutable_nodes
 
@@ -82,6 +83,9 @@ def prepare(program: Program, region: list[Node], wrts: list[Node], loss: Node) 
             _uniform_bounds(program, node)
             _bound_by_trips(program, node)
             _linearize(program, node)
+            if node.attrs.get("checkpoint"):
+                outer = _strip_mine(program, node, node.attrs["checkpoint"])
+                region[:] = [outer if top is node else top for top in region]
     _snapshot_reads(program, region, depends_on(program, wrts) & influences(program, loss))
 
 
@@ -169,6 +173,38 @@ def _bound_by_trips(program: Program, loop: Node) -> None:
         end = (Tensor(begin) + most * Tensor(step)).node
     loop.scope.insert_before(loop, staged)
     loop.args[1] = end
+
+
+def _strip_mine(program: Program, loop: Node, every: int) -> Node:
+    """``tf.loop(..., checkpoint=every)``: the loop becomes segments of ``every`` trips (an
+    outer loop over segments, the loop itself inside it). Reversing the outer loop tapes
+    one state per segment; reversing a segment's recomputation tapes its trips, so the tapes
+    hold T / every + every states instead of T. (After _linearize: no jump leaves the loop.)"""
+    begin, end, step = (Tensor(a) for a in loop.args)
+    scope = loop.scope
+    builder = Builder(program, scope)
+    staged: list[Node] = []
+    with builder.inside(scope, staged), using(builder):
+        trips = maximum(-((begin - end) // step), 0)
+        outer = builder.make("loop", [builder.const(0, dt.int32), ((trips + (every - 1)) // every).node,
+                                      builder.const(1, dt.int32)], dtype=dt.int32, shape=())
+        outer.body = Scope(outer)
+        with builder.inside(outer.body):
+            first = Tensor(outer) * every
+            last = minimum(first + every, trips)
+    scope.insert_before(loop, staged)
+    scope.nodes.remove(loop)
+    outer.body.append(loop)
+    prologue: list[Node] = []
+    with builder.inside(loop.body, prologue), using(builder):
+        counter = begin + Tensor(loop) * step
+    for node in walk(loop.body):
+        node.args = [counter.node if a is loop else a for a in node.args]
+    loop.body.set_nodes(prologue + loop.body.nodes)
+    loop.args = [first.node, last.node, _make("const", [], dt.int32, (), {"value": 1})]
+    outer.body.insert_before(loop, [loop.args[2]])
+    loop.attrs = {k: v for k, v in loop.attrs.items() if k != "checkpoint"}
+    return outer
 
 
 def _linearize(program: Program, loop: Node) -> None:

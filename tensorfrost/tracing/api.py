@@ -219,7 +219,7 @@ def _scalar_int(value, what: str) -> Node:
     return current().cast(node, dt.int32)
 
 
-def loop(*args):
+def loop(*args, checkpoint: int | None = None):
     """A loop in the program: ``loop(end)``, ``loop(begin, end)``, ``loop(begin, end, step)``.
 
     Use it as a context manager whose value is the loop counter, or pass a function of the
@@ -229,6 +229,10 @@ def loop(*args):
             x.val = x + k
 
         tf.loop(0, 128, 1, body)
+
+    ``checkpoint=k`` bounds the memory of gradients through the loop: reverse mode keeps the
+    state of every k-th trip and recomputes the trips between them in the backward pass
+    (O(T / k + k) states instead of T; k near sqrt(T) is least). It changes nothing else.
     """
     body_fn = None
     if args and callable(args[0]) and not isinstance(args[0], Tensor):
@@ -238,6 +242,9 @@ def loop(*args):
     if not 1 <= len(args) <= 3:
         raise TraceError(f"tf.loop takes (end), (begin, end) or (begin, end, step), got {len(args)} "
                          "bounds", user_location())
+    if checkpoint is not None and (type(checkpoint) is not int or checkpoint < 1):
+        raise TraceError(f"tf.loop: checkpoint must be a positive int (the trips between kept states), got "
+                         f"{checkpoint!r}", user_location())
     begin, end, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
     if isinstance(step, int) and step == 0:
         raise TraceError("tf.loop: step must not be 0", user_location())
@@ -245,7 +252,8 @@ def loop(*args):
     bounds = [_scalar_int(b, f"tf.loop {w}") for b, w in zip((begin, end, step), ("begin", "end", "step"))]
     # Bounds that differ per element make the counter per element.
     shape = builder.broadcast([b.shape for b in bounds], "tf.loop bounds")
-    node = builder.make("loop", bounds, dtype=dt.int32, shape=shape)
+    node = builder.make("loop", bounds, dtype=dt.int32, shape=shape,
+                        attrs={"checkpoint": checkpoint} if checkpoint and checkpoint > 1 else None)
     node.body = Scope(node)
     guard = _ScopeGuard(node, "open_loops", Tensor(node))
     if body_fn is None:
@@ -253,6 +261,17 @@ def loop(*args):
     with guard as counter:
         body_fn(counter)
     return None
+
+
+def checkpointed(iterable, every: int):
+    """``for t in tf.checkpointed(range(T), every=k):`` in a kernel program is the loop
+    ``tf.loop(..., checkpoint=k)``: reverse mode keeps every k-th state and recomputes the
+    rest. Elsewhere (a loop Python runs, unrolled into the program) it gives ``iterable``
+    back: there is no loop to checkpoint."""
+    if type(every) is not int or every < 1:
+        raise TraceError(f"tf.checkpointed: every must be a positive int (the trips between kept states), got "
+                         f"{every!r}", user_location())
+    return iterable
 
 
 def if_cond(condition, true_body=None, false_body=None):
