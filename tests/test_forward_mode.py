@@ -7,6 +7,7 @@ tangent, so the tolerances are those of float32 chains of a few ops (rtol 2e-3, 
 scaled by the size of the values, as in test_autodiff.py).
 """
 
+import jax
 import numpy as np
 import pytest
 from test_autodiff import BINARY, REDUCTIONS, TERNARY, UNARY, VIEWS
@@ -313,8 +314,39 @@ def test_library_sort_fft_linalg(backend):
         check(np.reshape(g.numpy, np.shape(w)), w, f"jvp of {name}")
 
 
+def test_hessian_vector_products_through_linalg_against_jax(backend):
+    """Second derivatives of inv, solve, det and cholesky: forward over their reverse rules.
+    cholesky reads only the lower triangle of its symmetric input where jax symmetrizes, so
+    its H v is compared contracted with a symmetric matrix (what both conventions agree on)."""
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    rng = np.random.default_rng(17)
+    m = (rng.standard_normal((4, 4)) + 4 * np.eye(4)).astype(np.float32)
+    spd = (m @ m.T).astype(np.float32)
+    b = rng.standard_normal((4, 1)).astype(np.float32)
+    v = rng.standard_normal((4, 4)).astype(np.float32)
+    vs = (v + v.T).astype(np.float32)
+
+    def program():
+        a, s, rhs, t, ts = (tf.input(list(np.shape(q)), tf.float32) for q in (m, spd, b, v, vs))
+        inverse = tf.linalg.inv(a)
+        solved = tf.linalg.solve(a, rhs)
+        return (tf.hvp(tf.sum(tf.sum(inverse * inverse)), a, t), tf.hvp(tf.sum(tf.sum(solved * solved)), a, t),
+                tf.hvp(tf.linalg.det(a), a, t), tf.hvp(tf.sum(tf.sum(tf.linalg.cholesky(s))), s, ts))
+    got = tf.compile(program)(m, spd, b, v, vs)
+    m64, b64 = np.float64(m), np.float64(b)
+    losses = [lambda a: jnp.sum(jnp.linalg.inv(a) ** 2), lambda a: jnp.sum(jnp.linalg.solve(a, b64) ** 2),
+              jnp.linalg.det]
+    for name, g, loss in zip(["inv", "solve", "det"], got, losses):
+        check(g, np.asarray(jax.jvp(jax.grad(loss), (m64,), (np.float64(v),))[1]), f"H v through {name}")
+    want = np.asarray(jax.jvp(jax.grad(lambda s: jnp.sum(jnp.linalg.cholesky(s))), (np.float64(spd),),
+                              (np.float64(vs),))[1])
+    w = rng.standard_normal((4, 4))
+    w = w + w.T
+    check(np.sum(got[3].numpy * w), np.sum(want * w), "H v through cholesky, contracted with a symmetric w")
+
+
 def test_jacfwd_equals_jacrev_and_jax_on_random_maps(backend):
-    jax = pytest.importorskip("jax", reason="jax (the test extra) is not installed")
     jax.config.update("jax_enable_x64", True)
     jnp = jax.numpy
     rng = np.random.default_rng(16)
@@ -340,7 +372,6 @@ def test_jacfwd_equals_jacrev_and_jax_on_random_maps(backend):
 
 
 def test_hvp_of_a_small_mlp_against_jax(backend):
-    jax = pytest.importorskip("jax", reason="jax (the test extra) is not installed")
     jax.config.update("jax_enable_x64", True)
     jnp = jax.numpy
     rng = np.random.default_rng(17)
@@ -365,6 +396,24 @@ def test_hvp_of_a_small_mlp_against_jax(backend):
     got1, got2 = tf.compile(program)(data, target, w1, w2, v1, v2)
     check(got1, np.asarray(h1), "hvp of the MLP, first layer")
     check(got2, np.asarray(h2), "hvp of the MLP, second layer")
+
+
+def test_the_readme_example_against_closed_forms(backend):
+    """README's derivatives(): y = x sin x elementwise, so J = diag(y'), H of sum(y^2) =
+    diag(2 (y'^2 + y y'')), with y' = sin x + x cos x and y'' = 2 cos x - x sin x."""
+    def derivatives():
+        x, v = tf.input([3], tf.float32), tf.input([3], tf.float32)
+        y = tf.sin(x) * x
+        loss = tf.sum(y * y)
+        return tf.jvp(y, x, v), tf.hvp(loss, x, v), tf.jacfwd(y, x), tf.jacrev(y, x)
+    x, v = np.float32([0.3, -1.2, 2.0]), np.float32([1.0, 0.5, -2.0])
+    jv, hv, jf, jr = tf.compile(derivatives)(x, v)
+    x64, v64 = x.astype(np.float64), v.astype(np.float64)
+    y, dy, ddy = x64 * np.sin(x64), np.sin(x64) + x64 * np.cos(x64), 2 * np.cos(x64) - x64 * np.sin(x64)
+    check(jv, dy * v64, "J v")
+    check(hv, 2 * (dy * dy + y * ddy) * v64, "H v")
+    check(jf, np.diag(dy), "jacfwd")
+    check(jr, np.diag(dy), "jacrev")
 
 
 def test_every_differentiable_op_has_a_forward_rule():
