@@ -61,6 +61,7 @@ CHILD = textwrap.dedent("""
             if mode == "checkpointed":  # scans of `every` steps, each recomputed backward
                 block = jax.checkpoint(lambda u: jax.lax.fori_loop(0, every, lambda _, u: step(u), u))
                 u = jax.lax.fori_loop(0, T // every, lambda _, u: block(u), u)
+                u = jax.lax.fori_loop(0, T % every, lambda _, u: step(u), u)
             else:
                 u = jax.lax.scan(lambda u, _: (step(u), None), u, None, length=T)[0]
             return jnp.sum(u * u)
@@ -130,7 +131,7 @@ def main(argv=None) -> int:
                 reference = value
             if mode == "forward":
                 check = "" if reference is None else \
-                    f"jvp / (grad . v) - 1 = {float(value) / float(reference @ v) - 1:.1e}"
+                    f"jvp / (grad . v) - 1 = {value.reshape(-1)[0] / (reference @ v) - 1:.1e}"
             else:
                 scale = np.abs(reference).max()
                 check = f"max |grad - full tape's| / max |grad| = {np.abs(value - reference).max() / scale:.1e}"
