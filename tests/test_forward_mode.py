@@ -346,6 +346,39 @@ def test_hessian_vector_products_through_linalg_against_jax(backend):
     check(np.sum(got[3].numpy * w), np.sum(want * w), "H v through cholesky, contracted with a symmetric w")
 
 
+def test_nn_layers_against_torch(backend):
+    """tf.jvp through the nn library: each layer's directional derivative against central
+    differences of torch.nn.functional in float64."""
+    import torch
+    import torch.nn.functional as nnf
+    rng = np.random.default_rng(18)
+    x = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+    gamma, beta = rng.standard_normal(6).astype(np.float32), rng.standard_normal(6).astype(np.float32)
+    tx, tw, tbias, tgamma, tbeta = tangents_like([x, w, bias, gamma, beta], 5)
+
+    def program():
+        xx, ww, bb, g, be = (tf.input(list(np.shape(q)), tf.float32) for q in (x, w, bias, gamma, beta))
+        vx, vw, vb, vg, vbe = (tf.input(list(np.shape(q)), tf.float32) for q in (x, w, bias, gamma, beta))
+        return (tf.jvp(tf.nn.conv2d(xx, ww, bb, stride=2, padding=1), [xx, ww, bb], [vx, vw, vb]),
+                tf.jvp(tf.nn.max_pool2d(xx, 2), xx, vx), tf.jvp(tf.nn.avg_pool2d(xx, 3, stride=1, padding=1), xx, vx),
+                tf.jvp(tf.nn.layer_norm(xx, [6], g, be), [xx, g, be], [vx, vg, vbe]),
+                tf.jvp(tf.nn.log_softmax(xx, axis=1), xx, vx), tf.jvp(tf.nn.gelu(xx), xx, vx),
+                tf.jvp(tf.nn.batch_norm(xx, training=True), xx, vx))
+    got = tf.compile(program)(x, w, bias, gamma, beta, tx, tw, tbias, tgamma, tbeta)
+    t = torch.from_numpy
+    layers = [(lambda a, k, c: nnf.conv2d(t(a), t(k), t(c), stride=2, padding=1), [x, w, bias], [tx, tw, tbias]),
+              (lambda a: nnf.max_pool2d(t(a), 2), [x], [tx]),
+              (lambda a: nnf.avg_pool2d(t(a), 3, stride=1, padding=1), [x], [tx]),
+              (lambda a, g, be: nnf.layer_norm(t(a), [6], t(g), t(be)), [x, gamma, beta], [tx, tgamma, tbeta]),
+              (lambda a: nnf.log_softmax(t(a), dim=1), [x], [tx]), (lambda a: nnf.gelu(t(a)), [x], [tx]),
+              (lambda a: nnf.batch_norm(t(a), None, None, training=True), [x], [tx])]
+    names = ["conv2d", "max_pool2d", "avg_pool2d", "layer_norm", "log_softmax", "gelu", "batch_norm"]
+    for name, g, (f, xs, vs) in zip(names, got, layers):
+        check(g, directional(lambda *a, f=f: f(*a).numpy(), xs, vs), f"jvp of {name} on {backend}")
+
+
 def test_jacfwd_equals_jacrev_and_jax_on_random_maps(backend):
     jax.config.update("jax_enable_x64", True)
     jnp = jax.numpy
