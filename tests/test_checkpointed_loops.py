@@ -16,25 +16,13 @@ import textwrap
 
 import numpy as np
 import pytest
+from test_gradients_through_loops import central
 
 import tensorfrost as tf
 from tensorfrost.ir.ops import ALLOC
 
 RTOL = 2e-3
 N, T = 12, 23
-
-
-def central(f, p, rel=1e-5):
-    """d sum(f(p)) / dp by central differences in float64, one element at a time."""
-    p = np.array(p, np.float64)
-    grad = np.zeros_like(p)
-    for index in np.ndindex(p.shape):
-        h = rel * max(1.0, abs(p[index]))
-        up, down = p.copy(), p.copy()
-        up[index] += h
-        down[index] -= h
-        grad[index] = (np.sum(f(up)) - np.sum(f(down))) / (2 * h)
-    return grad
 
 
 def springs(checkpoint, begin=0, step=1, stop_at=None):
