@@ -12,7 +12,7 @@
     out = step(np.zeros((64, 64), np.float32))
 """
 
-from . import imgui, optimizations, window
+from . import eager_programs, imgui, optimizations, window  # noqa: F401 (eager_programs connects eager tensors)
 from .ast_frontend import kernel_program, static_range
 from .backend import (
     BackendType,
@@ -66,6 +66,8 @@ from .ir.errors import (
     CheckpointError,
     CompileError,
     CompilerSetupError,
+    DebugIndexError,
+    DebugNanError,
     DTypeError,
     GlThreadError,
     InternalError,
@@ -78,6 +80,7 @@ from .lib import fft, linalg, random, sort
 from .lib.atomics import scatterAddPrev
 from .lib.scan import cummax, cummin, cumprod, cumsum, prefix_sum, segmented_prefix_sum
 from .nn import Module, Parameter, ParameterArray, clipping, optimizers, regularizers
+from .profiler import Profile, profile
 from .program import TensorProgram, compile
 from .runtime import TensorMemory, allocated_memory, from_dlpack, tensor, unused_allocated_memory
 from .tracing.algorithms import (
@@ -219,11 +222,13 @@ __all__ = [
     "kernel", "group_buffer", "local_buffer", "group_barrier", "scatterAddPrev", "print_value",
     "initialize", "cpu", "opengl", "webgpu", "codegen", "interpreter", "cpp_lang", "glsl_lang", "hlsl_lang",
     "wgsl_lang", "clear_cache",
+    "profile", "Profile",
     "compile", "TensorProgram", "kernel_program", "static_range", "Arg", "tensor", "TensorMemory", "Tensor",
     "DType", "float32", "int32", "uint32", "bool1", "float16", "bfloat16", "float64", "int8", "int16", "int64",
     "uint8", "uint16", "uint64",
     "TensorFrostError", "TraceError", "ShapeError", "DTypeError", "ArgumentError", "CompileError",
     "RuntimeCheckError", "InternalError", "CompilerSetupError", "CheckpointError", "GlThreadError",
+    "DebugIndexError", "DebugNanError",
     "input", "const", "zeros", "ones", "buffer", "indices", "index", "index_grid",
     "loop", "checkpointed", "if_cond", "break_loop", "continue_loop", "assert_tensor", "region_begin", "region_end",
     "grad", "jvp", "hvp", "jacfwd", "jacrev",

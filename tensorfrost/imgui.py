@@ -2,9 +2,10 @@
 ``tf.imgui_text``...), through imgui-bundle (``pip install tensorfrost[gui]``).
 
 Widgets are immediate-mode, as upstream: call them every frame between ``begin`` and
-``end``; ``render_frame`` draws them over the image and starts the next frame. A widget
-returns its current value (a slider its value, a button whether it was clicked this
-frame)."""
+``end``; ``render_frame`` draws them over the image. A widget returns its current value (a
+slider its value, a button whether it was clicked this frame). ImGui's next frame starts at
+the first widget after ``render_frame``, so until then the frame just drawn can be drawn
+again (``tf.window.save_frame`` after the last ``render_frame`` keeps its widgets)."""
 
 from __future__ import annotations
 
@@ -17,27 +18,40 @@ class Gui:
     """ImGui's context and renderer for the open window."""
 
     def __init__(self, glfw_window):
-        from imgui_bundle import imgui
-        from imgui_bundle.python_backends.glfw_backend import GlfwRenderer
-        self.imgui = imgui
+        import imgui_bundle.python_backends.glfw_backend as glfw_backend  # (the gui extra is optional)
+        imgui = self.imgui = glfw_backend.imgui
         self.context = imgui.create_context()
         imgui.get_io().set_ini_filename(None)  # no imgui.ini left in the user's directory
-        self.renderer = GlfwRenderer(glfw_window)
-        self.new_frame()
+        self.renderer = glfw_backend.GlfwRenderer(glfw_window)
+        self.in_frame = False  # between ImGui's new_frame and render
 
-    def new_frame(self) -> None:
-        self.renderer.process_inputs()
-        self.imgui.new_frame()
+    def frame(self):
+        """ImGui, its frame started (at the first widget after the last draw)."""
+        if not self.in_frame:
+            self.renderer.process_inputs()
+            self.imgui.new_frame()
+            self.in_frame = True
+        return self.imgui
 
     def draw(self) -> None:
-        self.imgui.render()
+        """End the frame and draw its widgets into the window's back buffer."""
+        self.frame().render()
+        self.in_frame = False
         self.renderer.render(self.imgui.get_draw_data())
+
+    def redraw(self) -> None:
+        """Draw the widgets of the frame last drawn again (nothing once the next frame has
+        started: ImGui has then reused their draw lists)."""
+        draw_data = self.imgui.get_draw_data()
+        if not self.in_frame and draw_data is not None and draw_data.valid:
+            self.renderer.render(draw_data)
 
     def wants_mouse(self) -> bool:
         return self.imgui.get_io().want_capture_mouse
 
     def close(self) -> None:
-        self.imgui.end_frame()
+        if self.in_frame:
+            self.imgui.end_frame()
         self.renderer.shutdown()
         self.imgui.destroy_context(self.context)
 
@@ -64,30 +78,47 @@ def close_gui() -> None:
     _active = None
 
 
-def _gui() -> Gui:
+def _imgui():
+    """imgui-bundle's ``imgui``, in a started frame of the open window."""
     if _active is None:
         raise TensorFrostError(_missing or "no window is open: call tf.show_window(width, height, title) before "
                                "tf.imgui widgets")
-    return _active
+    return _active.frame()
 
 
 def begin(name: str) -> None:
-    """Start an ImGui window titled ``name`` (its widgets follow, until ``end``)."""
-    _gui().imgui.begin(str(name))
+    """Start an ImGui window (a panel) titled ``name``; its widgets follow, until ``end``.
+
+    The panel fits its widgets in every frame (ImGui's ``always_auto_resize``): text that
+    grows after the first frame, as a frame rate does, is never clipped. It can be dragged
+    by its title bar and folded, not resized by hand. ::
+
+        tf.imgui_begin("controls")
+        tf.imgui_text(f"{tf.window.fps():.0f} frames/s")
+        damping = tf.imgui_slider("damping", damping, 0.9, 1.0)
+        tf.imgui_end()
+        tf.render_frame(image)
+    """
+    imgui = _imgui()
+    # ImGui sizes a new panel once, from its first frame, when the text is at its shortest
+    # and the sliders' width (65% of a panel still 32 pixels wide) at its smallest.
+    imgui.begin(str(name), None, imgui.WindowFlags_.always_auto_resize)
 
 
 def end() -> None:
-    _gui().imgui.end()
+    """End the panel that ``begin`` started."""
+    _imgui().end()
 
 
 def text(text: str) -> None:
-    _gui().imgui.text_unformatted(str(text))
+    """A line of text in the panel."""
+    _imgui().text_unformatted(str(text))
 
 
 def slider(label: str, value, minimum, maximum):
     """A slider from ``minimum`` to ``maximum``; returns its value (an int slider if all three
     are ints, else a float one)."""
-    imgui = _gui().imgui
+    imgui = _imgui()
     numbers = (value, minimum, maximum)
     if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in numbers):
         return imgui.slider_int(str(label), int(value), int(minimum), int(maximum))[1]
@@ -98,18 +129,18 @@ def slider(label: str, value, minimum, maximum):
 
 def button(label: str) -> bool:
     """A button; True in the frame it was clicked."""
-    return bool(_gui().imgui.button(str(label)))
+    return bool(_imgui().button(str(label)))
 
 
 def checkbox(label: str, value: bool) -> bool:
     """A checkbox; returns whether it is checked."""
-    return bool(_gui().imgui.checkbox(str(label), bool(value))[1])
+    return bool(_imgui().checkbox(str(label), bool(value))[1])
 
 
 def plotlines(label: str, values, values_offset: int = 0, overlay_text: str = "", scale_min: float | None = None,
               scale_max: float | None = None, graph_size=(0.0, 0.0), stride: int = 4) -> None:
     """A line plot of ``values`` (a 1-D float array); the scale is the values' range unless given."""
-    imgui = _gui().imgui
+    imgui = _imgui()
     array = np.ascontiguousarray(np.asarray(values, dtype=np.float32).reshape(-1))
     big = float(np.finfo(np.float32).max)  # ImGui's "from the data"
     imgui.plot_lines(str(label), array, int(values_offset), str(overlay_text),
@@ -119,18 +150,18 @@ def plotlines(label: str, values, values_offset: int = 0, overlay_text: str = ""
 
 def scale_all_sizes(scale: float) -> None:
     """Scale every ImGui size (padding, spacing...) by ``scale``, e.g. for a high-DPI screen."""
-    _gui().imgui.get_style().scale_all_sizes(float(scale))
+    _imgui().get_style().scale_all_sizes(float(scale))
 
 
 def color_picker3(label: str, color):
     """An RGB colour picker; returns the colour as a float32 array of 3 values in [0, 1]."""
     values = _color(color, 3, "color_picker3")
-    return np.array(_gui().imgui.color_picker3(str(label), values)[1], np.float32)
+    return np.array(_imgui().color_picker3(str(label), values)[1], np.float32)
 
 
 def color_picker4(label: str, color):
     """An RGBA colour picker; returns the colour as a float32 array of 4 values in [0, 1]."""
-    imgui = _gui().imgui
+    imgui = _imgui()
     picked = imgui.color_picker4(str(label), imgui.ImVec4(*_color(color, 4, "color_picker4")))[1]
     return np.array([picked.x, picked.y, picked.z, picked.w], np.float32)
 
@@ -138,7 +169,7 @@ def color_picker4(label: str, color):
 def add_background_text(text: str, position, color) -> None:
     """Text drawn on the window under the widgets: at ``position`` (x, y pixels from the
     top-left corner), in ``color`` (r, g, b, a in [0, 1])."""
-    imgui = _gui().imgui
+    imgui = _imgui()
     r, g, b, a = _color(color, 4, "add_background_text")
     x, y = (float(v) for v in position)
     imgui.get_background_draw_list().add_text(imgui.ImVec2(x, y), imgui.color_convert_float4_to_u32(

@@ -66,7 +66,12 @@ def _check(names) -> frozenset:
 
 def disabled_set() -> frozenset:
     """The names switched off now: by ``TENSORFROST_DISABLE`` and by enclosing ``disabled`` blocks
-    (or, inside ``exactly_disabled`` in this thread, the names it was given)."""
+    (or, inside ``exactly_disabled`` in this thread, the names it was given).
+
+    >>> with tf.optimizations.disabled("tiling", "gemm"):
+    ...     sorted(tf.optimizations.disabled_set() & {"tiling", "gemm", "hoist"})
+    ['gemm', 'tiling']
+    """
     exact = getattr(_local, "exactly", None)
     if exact is not None:
         return exact
@@ -83,7 +88,12 @@ def disabled_set() -> frozenset:
 
 
 def enabled(name: str) -> bool:
-    """Whether optimization ``name`` may fire now."""
+    """Whether optimization ``name`` may fire now.
+
+    >>> with tf.optimizations.disabled("hoist"):
+    ...     tf.optimizations.enabled("hoist")
+    False
+    """
     if name not in NAMES:
         raise ValueError(f"unknown optimization {name!r}; the optimizations are {', '.join(NAMES)}")
     return name not in disabled_set()
@@ -92,7 +102,15 @@ def enabled(name: str) -> bool:
 @contextlib.contextmanager
 def disabled(*names: str) -> Iterator[None]:
     """Turn the named optimizations (``"all"`` for every one) off inside the block, for
-    programs compiled (and run-time choices made) in it, in every thread."""
+    programs compiled (and run-time choices made) in it, in every thread.
+
+    >>> def scale(x: tf.Arg([-1], tf.float32)):
+    ...     return x * 2.0
+    >>> with tf.optimizations.disabled("all"):
+    ...     plain = tf.compile(scale)            # compiled with every optimization off
+    >>> plain(np.arange(3, dtype=np.float32)).tolist()   # means the same
+    [0.0, 2.0, 4.0]
+    """
     block = _check(names)
     with _lock:
         _disabled_here.append(block)
@@ -106,7 +124,13 @@ def disabled(*names: str) -> Iterator[None]:
 @contextlib.contextmanager
 def exactly_disabled(names: frozenset) -> Iterator[None]:
     """In this thread, exactly ``names`` are off inside the block, whatever is switched off
-    around it (a program compiled again later, as it was compiled first)."""
+    around it (a program compiled again later, as it was compiled first).
+
+    >>> with tf.optimizations.disabled("tiling"):
+    ...     with tf.optimizations.exactly_disabled(frozenset({"hoist"})):
+    ...         sorted(tf.optimizations.disabled_set())
+    ['hoist']
+    """
     before = getattr(_local, "exactly", None)
     _local.exactly = _check(names)
     try:
@@ -116,7 +140,13 @@ def exactly_disabled(names: frozenset) -> Iterator[None]:
 
 
 def fired(name: str, times: int = 1) -> None:
-    """Count ``times`` firings of optimization ``name`` (and in this thread's ``recording`` blocks)."""
+    """Count ``times`` firings of optimization ``name`` (and in this thread's ``recording`` blocks).
+
+    >>> with tf.optimizations.recording() as record:
+    ...     tf.optimizations.fired("hoist", 2)
+    >>> record
+    {'hoist': 2}
+    """
     if getattr(_local, "muted", False):
         return
     with _lock:
@@ -127,7 +157,16 @@ def fired(name: str, times: int = 1) -> None:
 
 @contextlib.contextmanager
 def recording() -> Iterator[dict]:
-    """{name: count} of what fires in this thread inside the block (one program's compile)."""
+    """{name: count} of what fires in this thread inside the block (one program's compile).
+
+    >>> def blur(u: tf.Arg([-1], tf.float32)):
+    ...     i, = u.indices
+    ...     return u[i - 1] + u[i + 1]
+    >>> with tf.optimizations.recording() as record:
+    ...     _ = tf.compile(blur)
+    >>> all(name in tf.optimizations.NAMES for name in record)
+    True
+    """
     record: dict = {}
     stack = _local.__dict__.setdefault("recordings", [])
     stack.append(record)
@@ -139,7 +178,13 @@ def recording() -> Iterator[dict]:
 
 @contextlib.contextmanager
 def muted() -> Iterator[None]:
-    """Nothing fired in this thread inside the block counts (a compile repeated only to show its IR)."""
+    """Nothing fired in this thread inside the block counts (a compile repeated only to show its IR).
+
+    >>> with tf.optimizations.recording() as record, tf.optimizations.muted():
+    ...     tf.optimizations.fired("hoist")
+    >>> record
+    {}
+    """
     before = getattr(_local, "muted", False)
     _local.muted = True
     try:
@@ -149,7 +194,13 @@ def muted() -> Iterator[None]:
 
 
 def counts() -> dict[str, int]:
-    """How often each optimization fired since the process started (or ``reset_counts``)."""
+    """How often each optimization fired since the process started (or ``reset_counts``).
+
+    >>> tf.optimizations.reset_counts()
+    >>> tf.optimizations.fired("merge_loops")
+    >>> tf.optimizations.counts()["merge_loops"]
+    1
+    """
     with _lock:
         total = dict(_counts)
     for read, _ in _sources:
@@ -159,7 +210,13 @@ def counts() -> dict[str, int]:
 
 
 def reset_counts() -> None:
-    """Set every counter back to 0."""
+    """Set every counter back to 0.
+
+    >>> tf.optimizations.fired("hoist")
+    >>> tf.optimizations.reset_counts()
+    >>> set(tf.optimizations.counts().values())
+    {0}
+    """
     with _lock:
         for name in _counts:
             _counts[name] = 0
@@ -169,10 +226,23 @@ def reset_counts() -> None:
 
 def add_counter_source(read: Callable[[], dict], reset: Callable[[], None]) -> None:
     """Counters kept elsewhere (the cpu backend's, which generated code increments), summed
-    into ``counts()``: ``read()`` gives {name: count}, ``reset()`` zeroes them."""
+    into ``counts()``: ``read()`` gives {name: count}, ``reset()`` zeroes them.
+
+    >>> external = {"chains": 0}
+    >>> tf.optimizations.add_counter_source(lambda: dict(external), lambda: external.update(chains=0))
+    >>> tf.optimizations.reset_counts()
+    >>> external["chains"] = 3                  # counted elsewhere
+    >>> tf.optimizations.counts()["chains"]
+    3
+    >>> tf.optimizations.reset_counts()
+    """
     _sources.append((read, reset))
 
 
 def index(name: str) -> int:
-    """The counter of ``name`` in generated code (``TF_COUNT(index)``)."""
+    """The counter of ``name`` in generated code (``TF_COUNT(index)``).
+
+    >>> tf.optimizations.index("tiling"), tf.optimizations.index("tile_rows")
+    (0, 1)
+    """
     return list(NAMES).index(name)

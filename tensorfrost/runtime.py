@@ -9,15 +9,16 @@ import weakref
 import numpy as np
 
 from .backend import backend_for, current_device
+from .eager import ArrayMethods
 from .ir import dtypes as dt
-from .ir.errors import ArgumentError, DTypeError, ShapeError, TensorFrostError
+from .ir.errors import ArgumentError, DTypeError, ShapeError
 from .ir.ops import ALLOC, STORE
 
 MAX_ELEMENTS = 2**31 - 1  # kernels index with 32-bit integers
 MAX_RANK = 8  # the axes a program's argument slot holds
 # Tensors over memory their DLPack producer lent read-only (np.memmap mode "r", a numpy
 # array with writeable False): they share it read-only in turn.
-_READ_ONLY: weakref.WeakSet = weakref.WeakSet()
+_READ_ONLY: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # by id: == compares values
 
 
 class Shape(tuple):
@@ -35,12 +36,20 @@ class Shape(tuple):
     __hash__ = tuple.__hash__
 
 
-class TensorMemory:
-    """A tensor stored on a device. ``.numpy`` copies it into a numpy array.
+class TensorMemory(ArrayMethods):
+    """A tensor stored on a device. ``.numpy`` copies it into a numpy array; outside programs
+    it acts as an array too (``t + 1``, ``t[0]``, ``float(t)``, ``print(t)``: eager.py).
 
     Create one from an array (``tf.tensor(np.zeros((4, 4), np.float32))``) or a shape
     (``tf.tensor([4, 4], tf.float32)``, zero-filled). Compiled programs take and return
     them; passing an output to the next call copies nothing.
+
+    >>> t = tf.tensor(np.array([[1, 2], [3, 4]], np.float32))
+    >>> t.shape, t.dtype, t.ndim, t.size
+    ((2, 2), tf.float32, 2, 4)
+    >>> (t * 10 + 1).numpy
+    array([[11., 21.],
+           [31., 41.]], dtype=float32)
     """
 
     __slots__ = ("shape", "dtype", "storage", "backend", "__weakref__")
@@ -55,30 +64,39 @@ class TensorMemory:
 
     @property
     def numpy(self) -> np.ndarray:
-        """A numpy copy of the tensor's values."""
+        """A numpy copy of the tensor's values.
+
+        >>> tf.tensor([1.5, 2.5]).numpy
+        array([1.5, 2.5], dtype=float32)
+        """
         return self.backend.download(self)
 
     @property
     def ndim(self) -> int:
+        """The number of axes.
+
+        >>> tf.tensor([3, 4, 5], tf.float32).ndim
+        3
+        """
         return len(self.shape)
 
     @property
     def type(self) -> dt.DType:  # noqa: A003 (upstream's name)
-        """The dtype (upstream's spelling)."""
+        """The dtype (upstream's spelling).
+
+        >>> tf.tensor(np.zeros(2, np.int32)).type
+        tf.int32
+        """
         return self.dtype
 
     @property
     def size(self) -> int:
+        """The number of elements.
+
+        >>> tf.tensor([3, 4], tf.float32).size
+        12
+        """
         return int(np.prod(self.shape, dtype=np.int64))
-
-    def __getitem__(self, index):
-        """Values read as numpy reads them (``t[0, 2]``, ``t[1:]``), a copy as ``.numpy`` is: host
-        code indexes a module's parameters so (upstream's modules keep the numpy array assigned
-        to a parameter, and examples/ML/VMC/camera.py indexes it back)."""
-        return self.numpy[index]
-
-    def __iter__(self):
-        return iter(self.numpy)
 
     def __array__(self, dtype=None, copy=None):
         array = self.numpy
@@ -99,7 +117,7 @@ class TensorMemory:
         if copied and options.get("copy") is False:
             raise BufferError(f"DLPack: a {self.dtype!r} tensor on {self.backend.name} cannot be shared without a "
                               "copy (copy=False was asked for)")
-        if not copied and self in _READ_ONLY:
+        if not copied and _READ_ONLY.get(id(self)) is self:
             view.flags.writeable = False
         if self.dtype is dt.bfloat16:  # numpy exports the bits as uint16; DLPack's code says bfloat
             capsule = view.view(np.uint16).__dlpack__(stream=stream, **options)
@@ -109,12 +127,6 @@ class TensorMemory:
 
     def __dlpack_device__(self) -> tuple:
         return (1, 0)  # DLPack's kDLCPU, device 0: what __dlpack__ exports is in host memory
-
-    def __repr__(self) -> str:
-        return f"<tf.TensorMemory {self.dtype.name}{list(self.shape)} on {self.backend.name}>"
-
-    def __bool__(self):
-        raise TensorFrostError("the truth value of a TensorMemory is ambiguous; use .numpy")
 
 
 def _export_array(memory: TensorMemory) -> tuple:
@@ -370,18 +382,27 @@ def _index(array: np.ndarray, flat: int):
 
 def allocated_memory() -> int:
     """Bytes of device memory the current backend holds for tensors, including buffers it
-    keeps for reuse (upstream's name); 0 for backends that hold none of their own."""
+    keeps for reuse (upstream's name); 0 for backends that hold none of their own.
+
+    >>> t = tf.tensor([1024], tf.float32)     # 4 KiB
+    >>> tf.allocated_memory() >= 4096
+    True
+    """
     usage = getattr(backend_for(current_device()), "memory_usage", None)
     return usage()[0] if usage is not None else 0
 
 
 def unused_allocated_memory() -> int:
-    """The part of ``allocated_memory()`` kept for reuse and not holding a tensor."""
+    """The part of ``allocated_memory()`` kept for reuse and not holding a tensor.
+
+    >>> 0 <= tf.unused_allocated_memory() <= tf.allocated_memory()
+    True
+    """
     usage = getattr(backend_for(current_device()), "memory_usage", None)
     return usage()[1] if usage is not None else 0
 
 
-def from_dlpack(value) -> TensorMemory:
+def from_dlpack(value: object) -> TensorMemory:
     """A tensor over the memory of any DLPack producer (a numpy array, a torch or jax CPU
     tensor), of any dtype tensorfrost has (bfloat16 included), without a copy where the layout
     fits the current backend: the cpu backend, C-contiguous values aligned to their size.
@@ -390,7 +411,16 @@ def from_dlpack(value) -> TensorMemory:
     producer's memory alive; programs never write their inputs, and writes through the
     producer show in the tensor. Read-only memory (a read-only numpy array,
     ``np.memmap(mode="r")``, a jax array) stays read-only: the tensor's own DLPack export is
-    read-only too."""
+    read-only too.
+
+    >>> values = np.arange(4, dtype=np.float32)
+    >>> t = tf.from_dlpack(values)            # the array's memory itself on tf.cpu
+    >>> values[0] = 7.0
+    >>> t.tolist()
+    [7.0, 1.0, 2.0, 3.0]
+    >>> np.from_dlpack(t * 2)                 # and back, without a copy
+    array([14.,  2.,  4.,  6.], dtype=float32)
+    """
     backend = backend_for(current_device())
     # (a numpy array is its own memory: numpy cannot export bfloat16 or a swapped byte order)
     array = value if isinstance(value, np.ndarray) else dlpack_array(value, "tf.from_dlpack")
@@ -401,7 +431,7 @@ def from_dlpack(value) -> TensorMemory:
             and array.ctypes.data % dtype.itemsize == 0:
         shared = share(array, dtype)
         if not array.flags.writeable:
-            _READ_ONLY.add(shared)
+            _READ_ONLY[id(shared)] = shared
         return shared
     array = as_array(array, None, "tf.from_dlpack")
     return backend.upload(array, dt.numpy_to_dtype(array.dtype))
@@ -453,7 +483,7 @@ def _readable(dtype: tuple) -> bool:
     return lanes == 1 and bits in sizes.get(code, ())
 
 
-def tensor(value, dtype=None) -> TensorMemory:
+def tensor(value: object, dtype: dt.DType | str | type | None = None) -> TensorMemory:
     """A tensor in the current backend's memory, from a numpy array (or nested lists), or
     zero-filled from a shape::
 
@@ -465,6 +495,15 @@ def tensor(value, dtype=None) -> TensorMemory:
     copied (later writes to it do not change the tensor). Another DLPack producer (a torch or
     jax tensor) is shared without a copy where the layout fits, as ``tf.from_dlpack`` does;
     with a ``dtype`` that differs from its own it is converted (``as_array``, explicit).
+
+    >>> t = tf.tensor(np.arange(3, dtype=np.float32))
+    >>> t + 1
+    tf.tensor([1., 2., 3.], dtype=tf.float32, shape=[3], backend=cpu)
+    >>> tf.tensor([2, 3], tf.int32).numpy      # a shape and a dtype: zeros
+    array([[0, 0, 0],
+           [0, 0, 0]], dtype=int32)
+    >>> tf.tensor([[1, 2], [3, 4]]).dtype      # nested lists of ints: int32
+    tf.int32
     """
     backend = backend_for(current_device())
     if is_dlpack_producer(value):

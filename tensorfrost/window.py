@@ -5,7 +5,8 @@ One window at a time, as upstream. ``render_frame(img)`` takes a ``[height, widt
 float32 tensor (TensorMemory of any backend, or a numpy array) and stretches it to the
 window with nearest-neighbour sampling; row 0 of the image is the window's bottom row, as
 upstream draws it (OpenGL's convention). ``read_frame()`` gives the pixels last drawn, in
-the same orientation, for tests, screenshots and videos.
+the same orientation, for tests and screenshots (``save_frame``); ``record`` writes the
+frames shown as a video.
 
 The window is a GLFW window with its own OpenGL context (``backend_gl.context.Window``);
 glfw and PyOpenGL are imported when the window opens, so the rest of tensorfrost never
@@ -22,7 +23,7 @@ import zlib
 
 import numpy as np
 
-from . import imgui
+from . import imgui, video
 from .backend_gl import context
 from .ir.errors import ArgumentError, TensorFrostError
 from .private_files import new_file_mode
@@ -87,6 +88,7 @@ class _Display:
         self.last_frame = time.perf_counter()
         self.open = True
         self.recording, self.frame, self.overlay = False, None, False
+        self.video = None  # the video.VideoFile each frame is appended to, while tf.window.record runs
         self.display_times: list[float] = []
         self.display_start = self.last_frame
         self.gui = imgui.open_gui(self.window.handle)
@@ -140,11 +142,13 @@ class _Display:
             if self.overlay and self.frame_times:
                 self.draw_overlay()
             self.gui.draw()
-        if self.recording:  # before the swap, which leaves the back buffer undefined
-            self.frame = self.read_back()
+        if self.recording or self.video is not None:  # before the swap, which leaves the back buffer undefined
+            frame = self.read_back()
+            if self.recording:
+                self.frame = frame
+            if self.video is not None:
+                self.video.append(frame[::-1])
         self.window.swap()
-        if self.gui is not None:
-            self.gui.new_frame()
         now = time.perf_counter()
         self.frame_times = (self.frame_times + [now - self.last_frame])[-60:]
         self.display_times = (self.display_times + [now - self.display_start])[-60:]
@@ -271,11 +275,19 @@ def render_frame(image=None) -> None:
 def read_frame() -> np.ndarray:
     """The frame last shown, ImGui widgets included, as uint8 RGB [height, width, 3], row 0
     at the bottom (as drawn). The first call starts recording (each frame is then read back
-    before it is shown, a small cost) and returns the current image drawn again."""
+    before it is shown, a small cost) and returns the frame last shown drawn again, its image
+    and the widgets of that frame (those of a frame already begun, after the last
+    ``render_frame``, are not drawn yet and so not in it). ::
+
+        tf.render_frame(image)
+        pixels = tf.window.read_frame()   # pixels[0] is the window's bottom row
+    """
     display = _shown()
     if not display.recording:
         display.recording = True
         display.draw()
+        if display.gui is not None:
+            display.gui.redraw()
         display.frame = display.read_back()
     return display.frame
 
@@ -290,6 +302,58 @@ def fps() -> float:
     """Frames per second, over the last 60 frames (0 before the second frame)."""
     display = _shown()
     return len(display.frame_times) / sum(display.frame_times) if display.frame_times else 0.0
+
+
+class Recording:
+    """A video of the window being written (``record``): a context manager. Each frame shown
+    by ``render_frame`` inside its ``with`` block, ImGui included, is appended; the file
+    appears when the block ends, and not at all when it ends with an error."""
+
+    def __init__(self, display: _Display, file: video.VideoFile):
+        self.display, self.file = display, file
+
+    @property
+    def frames(self) -> int:
+        """The number of frames recorded so far."""
+        return self.file.frames
+
+    @property
+    def path(self) -> str:
+        """The video's absolute path."""
+        return self.file.path
+
+    def __enter__(self) -> Recording:
+        if self.display.video is not None:
+            raise TensorFrostError(f"tf.window.record: {self.display.video.path} is being recorded already; end "
+                                   f"its with block first")
+        self.display.video = self.file
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if self.display.video is self.file:
+            self.display.video = None
+        if kind is None:
+            self.file.finish()
+        else:
+            self.file.discard()
+
+
+def record(path, fps: float = 30) -> Recording:
+    """Record the window's frames into an H.264 video at ``path`` (.mp4, .mkv or .mov),
+    played at ``fps`` frames per second: one video frame per ``render_frame`` in the ``with``
+    block, ImGui panels included. Needs imageio-ffmpeg (``pip install "tensorfrost[video]"``).
+    The video keeps its first frame's size (later frames of a resized window are cropped or
+    padded with black). Nothing is written when the block raises or renders no frame, and a
+    video never appears half-written (ffmpeg writes beside it; a rename ends the block). ::
+
+        tf.show_window(512, 512, "wave")
+        with tf.window.record("wave.mp4", fps=30):
+            for _ in range(120):
+                u, v, image = step(u, v, poke)
+                tf.render_frame(image)
+    """
+    display = _shown()
+    return Recording(display, video.VideoFile(path, fps))
 
 
 def _as_image(image, download: bool = True):
@@ -311,7 +375,16 @@ def _as_image(image, download: bool = True):
 
 
 def save_frame(path: str) -> None:
-    """Write the frame last shown (see ``read_frame``) to ``path`` as a PNG, upright."""
+    """Write the frame last shown (see ``read_frame``), ImGui panels included, to ``path`` as
+    a PNG, upright; the file gets the mode ``open`` would give it (0666 less the umask). One
+    call at the end of a program is enough::
+
+        tf.imgui_begin("controls")
+        tf.imgui_text("done")
+        tf.imgui_end()
+        tf.render_frame(image)
+        tf.window.save_frame("last.png")   # the image and the panel
+    """
     save_png(path, read_frame()[::-1])
 
 

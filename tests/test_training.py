@@ -29,13 +29,14 @@ def test_mlp_reaches_95_percent(data):
     assert history["loss"][-1] < 0.5 * history["loss"][0]
 
 
-def test_cnn_reaches_97_percent(data):
-    """The CNN of tf.nn layers (two Conv2d + ReLU, MaxPool2d, Dropout, two Linear): 97.8% on
-    this split (352 of 360; 97% is 350)."""
+def test_cnn_reaches_96_5_percent(data):
+    """The CNN of tf.nn layers (two Conv2d + ReLU, MaxPool2d, Dropout, two Linear) on this
+    split: with training seeds 0-4 its final accuracy was 96.9-98.1% (349-353 of 360;
+    measured 2026-12-03, after the dropout masks' hash changed); the bar, 96.5%, is 348."""
     tf.initialize(tf.cpu)
     model = digits.CNN()
     history = digits.train(model, data, epochs=8, decay=0.3, verbose=False)
-    assert history["final_accuracy"] >= 0.97, history["accuracy"]
+    assert history["final_accuracy"] >= 0.965, history["accuracy"]
     assert model.features.layers[-1].seed.numpy[0] == 8 * 23  # the dropout seed advanced once per step
 
 

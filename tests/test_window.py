@@ -116,7 +116,7 @@ def test_imgui_widgets_take_clicks_and_show_in_the_frame(window):
     tf.show_window(320, 240, "widgets")
     handle = window._display.window.handle
     window._display.glfw.set_window_pos(handle, 0, 0)
-    gui = tf.imgui._gui().imgui
+    gui = tf.imgui._imgui()
     state = {"speed": 2.0, "count": 3, "clicks": 0, "on": False}
 
     def frame():
@@ -161,7 +161,72 @@ def test_imgui_widgets_take_clicks_and_show_in_the_frame(window):
     pixels = tf.window.read_frame()
     low, high = state["button"]
     button = pixels[240 - int(high.y):240 - int(low.y), int(low.x):int(high.x)]  # rows count from the bottom
-    assert button.max() > 0 and pixels[:20, -20:].max() == 0  # the widget is drawn; the image elsewhere
+    assert button.max() > 0 and pixels[-20:, :20].max() == 0  # the widget drawn; the image at the top left
+
+
+def _panel_frames(gui, image, frames, lines=("saved text",)) -> dict:
+    """``frames`` frames of ``image`` under a panel of text lines and a button; the panel's
+    rectangle (pixels from the window's top left) as ImGui measured it in the last frame, and
+    ``content``, the bottom-right corner of its widgets as laid out (unclipped)."""
+    panel = {}
+    for _ in range(frames):
+        tf.imgui_begin("panel")
+        items = []
+        for line in lines:
+            tf.imgui_text(line)
+            items.append(gui.get_item_rect_max())
+        tf.imgui_button("a button")
+        items.append(gui.get_item_rect_max())
+        low, size = gui.get_window_pos(), gui.get_window_size()
+        panel.update(x=int(low.x), y=int(low.y), width=int(size.x), height=int(size.y), title=gui.get_frame_height(),
+                     content=(max(item.x for item in items), max(item.y for item in items)))
+        tf.imgui_end()
+        tf.render_frame(image)
+    return panel
+
+
+def test_one_save_frame_at_the_end_keeps_the_imgui_panel(window, tmp_path):
+    """The first save_frame of a program (recording not started) draws the frame last shown
+    again: its image and the panel drawn in it, the panel's body in ImGui's window colour."""
+    image = np.full((4, 4, 3), 0.2, np.float32)  # 51 of 255: exact in 8 bits
+    tf.show_window(320, 240, "save")
+    tf.render_frame(image)
+    tf.window.save_frame(str(tmp_path / "plain.png"))
+    tf.hide_window()
+    tf.show_window(320, 240, "save")
+    gui = tf.imgui._imgui()
+    panel = _panel_frames(gui, image, frames=3)
+    tf.window.save_frame(str(tmp_path / "panel.png"))
+    plain, saved = _read_png(tmp_path / "plain.png"), _read_png(tmp_path / "panel.png")
+    assert (plain == 51).all()
+    top, bottom, left, right = panel["y"], panel["y"] + panel["height"], panel["x"], panel["x"] + panel["width"]
+    outside = np.ones(saved.shape[:2], bool)
+    outside[top:bottom, left:right] = False
+    np.testing.assert_array_equal(saved[outside], plain[outside])  # the image, where no panel is
+    body = saved[top + int(panel["title"]) + 1:bottom - 1, left + 1:right - 1].reshape(-1, 3)
+    colours, counts = np.unique(body, axis=0, return_counts=True)
+    background = gui.get_style().color_(gui.Col_.window_bg)
+    alpha = background.w
+    want = [np.round((c * alpha + 0.2 * (1 - alpha)) * 255) for c in (background.x, background.y, background.z)]
+    assert np.abs(colours[counts.argmax()].astype(int) - want).max() <= 1, (colours[counts.argmax()], want)
+    assert (body.max(axis=1) > 200).any()  # white text (and the button) in it
+
+
+def test_panels_fit_text_that_grows_after_their_first_frame(window):
+    """ImGui sizes a new panel from its first frame's content; a frame rate's text grows
+    later. Panels fit their content in every frame, so no line is clipped."""
+    tf.show_window(480, 240, "fit")
+    gui = tf.imgui._imgui()
+    image = np.zeros((4, 4, 3), np.float32)
+    _panel_frames(gui, image, frames=2, lines=("0 frames/s",))
+    long_lines = ("a line much longer than the first frame's, as a frame rate grows", "and a second one")
+    panel = _panel_frames(gui, image, frames=3, lines=long_lines)
+    padding = gui.get_style().window_padding
+    widest = max(gui.calc_text_size(line).x for line in long_lines)
+    assert panel["width"] >= widest + 2 * padding.x, (panel, widest)
+    right, bottom = panel["content"]  # every line and the button inside the panel's padding
+    assert panel["x"] + panel["width"] >= right + padding.x, panel
+    assert panel["y"] + panel["height"] >= bottom + padding.y, panel
 
 
 def test_widgets_without_a_window_are_an_error():
@@ -250,7 +315,7 @@ def test_overlay_background_text_and_colour_pickers(window):
     tf.window.read_frame()  # record
     tf.window.show_fps()
     for _ in range(3):
-        tf.imgui.add_background_text("marker", (200, 180), (0.0, 1.0, 0.0, 1.0))
+        tf.imgui.add_background_text("marker", (8, 40), (0.0, 1.0, 0.0, 1.0))  # left of the panel (at x 60)
         tf.imgui_begin("colours")
         rgb = tf.imgui.color_picker3("rgb", [0.25, 0.5, 0.75])
         rgba = tf.imgui.color_picker4("rgba", (0.1, 0.2, 0.3, 0.4))
@@ -259,7 +324,7 @@ def test_overlay_background_text_and_colour_pickers(window):
     np.testing.assert_allclose(rgb, [0.25, 0.5, 0.75], atol=1e-6)  # no click: the colour given
     np.testing.assert_allclose(rgba, [0.1, 0.2, 0.3, 0.4], atol=1e-6)
     frame = tf.window.read_frame()[::-1]  # rows from the top, like the window's coordinates
-    overlay, marker = frame[6:24, 6:200], frame[178:200, 198:260]
+    overlay, marker = frame[6:24, 6:200], frame[38:58, 6:58]
     assert (overlay[..., 0] > 128).any() and (overlay[..., 2] < overlay[..., 0]).any()  # yellowish text
     assert (marker[..., 1] > 128).any() and (marker[..., 0] < 64).all()  # green text only
     with pytest.raises(tf.ArgumentError, match="color must have 3 values, got 2"):

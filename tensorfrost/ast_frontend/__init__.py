@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import functools
 import types
+from collections.abc import Callable
 
 from ..ir.builder import active
 from ..ir.errors import TraceError
 from ..program import TensorProgram
+from ..tracebacks import user_facing
 from ..tracing.tensor import Tensor
 from .errors import KernelProgramError, relocate
 from .function import compile_function, explain, helpers_used, twin
@@ -21,7 +23,9 @@ from .function import compile_function, explain, helpers_used, twin
 __all__ = ["kernel_program", "static_range", "KernelProgramError"]
 
 
-def kernel_program(fn=None, *, name: str | None = None) -> TensorProgram:
+@user_facing
+def kernel_program(fn: Callable | None = None, *,
+                   name: str | None = None) -> TensorProgram | Callable[[Callable], TensorProgram]:
     """Compile a function written with Python control flow into a tensor program::
 
         @tf.kernel_program
@@ -43,6 +47,16 @@ def kernel_program(fn=None, *, name: str | None = None) -> TensorProgram:
     work on tensors, ``print`` and ``assert`` of tensors act when the program runs.
     ``prog.transformed_source`` shows the rewritten code. Errors point at the user's line
     (``KernelProgramError``, or the tensorfrost error raised there).
+
+    >>> @tf.kernel_program
+    ... def collatz_steps(n: tf.Arg([-1], tf.int32)):
+    ...     steps = 0
+    ...     while n != 1:                       # a loop in the program, per element
+    ...         n = n // 2 if n % 2 == 0 else 3 * n + 1
+    ...         steps += 1
+    ...     return steps
+    >>> collatz_steps(np.array([1, 2, 3, 6, 7], np.int32)).tolist()
+    [0, 1, 7, 8, 16]
     """
     if fn is None:
         return functools.partial(kernel_program, name=name)
@@ -59,7 +73,7 @@ def kernel_program(fn=None, *, name: str | None = None) -> TensorProgram:
         try:
             return rewritten(*args)
         except Exception as exc:  # re-raised at the user's line
-            raise relocate(exc, explain) from None
+            raise relocate(exc, explain).with_traceback(exc.__traceback__) from None  # (its frames kept)
         finally:
             helpers.extend(h for h in helpers_used(active()) if h is not compiled)
 
@@ -68,12 +82,22 @@ def kernel_program(fn=None, *, name: str | None = None) -> TensorProgram:
     return program
 
 
-def static_range(*args) -> range:
+def static_range(*args: int) -> range:
     """``range(...)`` that a kernel program unrolls while tracing (its counter is a Python
     int), where ``range`` itself would make a loop in the program::
 
         for i in tf.static_range(3):
             acc = acc + weights[i] * x[i]    # weights: a Python list
+
+    >>> weights = [1.0, 10.0, 100.0]
+    >>> @tf.kernel_program
+    ... def weighted(x: tf.Arg([3], tf.float32)):
+    ...     acc = 0.0
+    ...     for i in tf.static_range(3):       # unrolled: i is 0, 1, 2
+    ...         acc = acc + weights[i] * x[i]
+    ...     return acc
+    >>> weighted(np.array([1, 2, 3], np.float32)).item()
+    321.0
     """
     if any(isinstance(a, Tensor) for a in args):
         raise TraceError("tf.static_range needs Python ints (it is unrolled while tracing); use range(...) "

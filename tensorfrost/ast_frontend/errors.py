@@ -16,7 +16,20 @@ from ..ir.errors import SourceLocation, TensorFrostError, TraceError, is_library
 
 class KernelProgramError(TraceError):
     """An unsupported construct in a kernel program, or any error raised while tracing one,
-    located in the user's source. ``original`` holds the exception it replaces, if any."""
+    located in the user's source. ``original`` holds the exception it replaces, if any.
+
+    >>> from tensorfrost.ast_frontend import KernelProgramError
+    >>> def guarded(x: tf.Arg([-1], tf.float32)):
+    ...     try:
+    ...         return x + 1.0
+    ...     finally:
+    ...         pass
+    >>> try:
+    ...     tf.kernel_program(guarded)
+    ... except KernelProgramError as error:
+    ...     print(str(error).splitlines()[0])
+    'try' is not supported in a kernel program
+    """
 
     original: BaseException | None = None
 

@@ -17,15 +17,13 @@ from __future__ import annotations
 import builtins
 import operator
 
-from ..ir import dtypes as dt
 from ..ir.builder import current
 from ..ir.errors import TraceError, user_location
-from ..ir.ops import CONST, DIM_ID, IF, INPUT_DIM, LOOP
-from ..ir.widen import loop_divergence
+from ..ir.ops import CONST, DIM_ID, INPUT_DIM, LOOP
 from ..tracing import algorithms
 from ..tracing import api as tracing
+from ..tracing.block_flag import BlockFlag, per_element
 from ..tracing.helpers import print_value
-from ..tracing.mathfn import copy
 from ..tracing.mathfn import select as tf_select
 from ..tracing.tensor import Tensor, apply, is_scalar
 from ..tracing.vec import Vec
@@ -276,57 +274,6 @@ def print_(labels, *args, sep=" ", end="\n", file=None, flush=False):
             print_value(f"{label}[{k}]" if isinstance(value, Vec) else label, part)
 
 
-class BlockFlag:
-    """An int32 flag that tensor control flow raises, checked by the host after the
-    outermost block around it: a variable defined (0) before that block, so that it takes
-    the shape of the per-element control flow it is raised under, as any variable does."""
-
-    def __init__(self):
-        builder = current()
-        root = builder.program.root
-        self.anchor = builder.scope.owner
-        if self.anchor is None:
-            self.flag = copy(tracing.const(0))
-            return
-        while self.anchor.scope is not root:
-            self.anchor = self.anchor.scope.owner
-        staged = []
-        with builder.inside(root, staged):
-            self.flag = copy(tracing.const(0))
-        position = root.nodes.index(self.anchor)
-        root.nodes[position:position] = staged
-
-    def raise_to(self, value) -> None:
-        """The flag becomes at least ``value`` (int32, 0 or 1) where this runs."""
-        tracing.assign(self.flag, apply("max", self.flag, value))
-
-    def check(self, message: str, location) -> None:
-        """The error ``message`` if the flag was raised anywhere: right after this point at
-        the top level, else after the outermost block around the flag's creation."""
-        builder = current()
-        root = builder.program.root
-        staged = []
-        with builder.inside(root, staged):
-            flag = self.flag
-            while flag.ndim > 1:
-                flag = algorithms.reduce_max(flag, axis=-1)
-            flag = tracing.uniform(algorithms.reduce_max(flag).node) if flag.ndim else flag.node
-            builder.check(lambda: builder.elementwise("eq", [flag, builder.const(0, dt.int32)]), [flag],
-                          message, location)
-        position = len(root.nodes) if self.anchor is None else root.nodes.index(self.anchor) + 1
-        root.nodes[position:position] = staged
-
-
-def _per_element(owner) -> bool:
-    """Whether elements may run the code being traced at different times: under an if or in
-    a loop whose condition, bounds or (so far) break/continue differ per element."""
-    while owner is not None:
-        if owner.op is IF and owner.args[0].rank or owner.op is LOOP and any(len(s) for s in loop_divergence(owner)):
-            return True
-        owner = owner.scope.owner
-    return False
-
-
 def assert_(condition, message, source: str) -> None:
     """``assert condition, message``: Python's assert for a Python condition (while tracing);
     for a tensor, checked each time the program runs, failing with the message and line."""
@@ -342,7 +289,7 @@ def assert_(condition, message, source: str) -> None:
     what = f"assertion failed: {text if text is not None else source}".replace("{", "{{").replace("}", "}}")
     holds = condition if condition.dtype.is_bool else condition != 0
     builder = current()
-    if _per_element(builder.scope.owner):
+    if per_element(builder.scope.owner):
         # Checked only where the statement runs (under per-element ifs, in the trips elements make).
         failed = BlockFlag()
         failed.raise_to(apply("int", apply("not", holds)))

@@ -194,19 +194,36 @@ class CodegenBackend:
 
 
 def get_cpp_header() -> str:
-    """The C++ header the generated main functions need (helpers and the TFContext API)."""
+    """The C++ header the generated main functions need (helpers and the TFContext API).
+
+    >>> header = tf.get_cpp_header()
+    >>> "TFContext" in header
+    True
+    """
     return cpp_header()
 
 
 def get_cpp_implementation() -> str:
     """Upstream's second half of the codegen API. Here ``get_cpp_header()`` is complete (its
     functions are inline), so this is a comment that says so: ``header + implementation``
-    compiles as upstream's does."""
+    compiles as upstream's does.
+
+    >>> tf.get_cpp_implementation().startswith("//")
+    True
+    """
     return "// tensorfrost: the codegen API is header-only (see get_cpp_header()); nothing to add here.\n"
 
 
 def get_all_generated_main_functions() -> list[str]:
-    """The C++ main function of every program compiled in codegen mode, in compile order."""
+    """The C++ main function of every program compiled in codegen mode, in compile order.
+
+    >>> tf.initialize(tf.codegen, kernel_lang=tf.glsl_lang)
+    >>> _ = tf.compile(lambda: tf.input([-1], tf.float32) * 2.0, name="twice")
+    >>> main = tf.get_all_generated_main_functions()[-1]
+    >>> "twice" in main, "dispatch" in main     # the main function, and the kernel it runs
+    (True, True)
+    >>> tf.initialize(tf.cpu)
+    """
     return list(_Generated.main_functions)
 
 
@@ -218,5 +235,12 @@ def get_all_generated_kernels() -> list[GeneratedKernel]:
 
         for kernel in tf.get_all_generated_kernels():
             print(kernel[0][2])  # its main function
+
+    >>> tf.initialize(tf.codegen, kernel_lang=tf.glsl_lang)
+    >>> _ = tf.compile(lambda: tf.input([-1], tf.float32) * 2.0, name="twice")
+    >>> kernel = tf.get_all_generated_kernels()[-1]
+    >>> "#version" in kernel, "void main()" in kernel
+    (True, True)
+    >>> tf.initialize(tf.cpu)
     """
     return list(_Generated.kernels)

@@ -1,4 +1,4 @@
-"""Compiling generated C++ with g++, cached on disk (the directory: disk_cache.py).
+"""Compiling generated C++ with g++ or clang, cached on disk (the directory: disk_cache.py).
 
 Beside each library lies a record: its cache key, the SHA-256 of its bytes, and an
 HMAC-SHA256 of both under a per-user secret (``.key``, 0600, made once and never written
@@ -8,7 +8,9 @@ whoever can plant a library can write its checksum too.
 
 Keys hash the source, the flags, the compiler command (``$CXX``, else ``g++``) and the CPU's
 features (``-march=native`` code must not run on another CPU). Computing one runs nothing,
-so a cache hit starts no process and needs no compiler installed.
+so a cache hit starts no process and needs no compiler installed. The record also names the
+compiler's file, and a library is loaded only where the command resolves to that file or to
+none (toolchain.py): one built by g++ never stands in for clang's, under any name.
 
 Builds always compile the source generated in memory, written to a fresh ``mkstemp`` file,
 never a file found on disk. A large program comes as several translation units (one per
@@ -37,7 +39,7 @@ import time
 import warnings
 
 from ..ir.errors import CompileError, CompilerSetupError, warning_level
-from . import disk_cache, gemm
+from . import disk_cache, gemm, toolchain
 from .disk_cache import cache_dir, new_temp, open_cache, read_own, unlink
 
 __all__ = ["cache_dir"]  # (re-exported: the directory in use)
@@ -59,7 +61,7 @@ TIMEOUT_VARIABLE = "TENSORFROST_COMPILE_TIMEOUT"
 DEFAULT_TIMEOUT = 600.0  # seconds; a large program takes well under a minute
 NAME_LIMIT = 40  # characters of a program's name in file names (the key keeps them unique)
 KEY_FORMAT = "tensorfrost-cache-2"
-RECORD_FORMAT = "tensorfrost cache record 1"
+RECORD_FORMAT = "tensorfrost cache record 2"
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 # what g++ (or clang) prints when a program it ran died: "Killed signal terminated program
 # cc1plus", "internal compiler error: Segmentation fault", "ld terminated with signal 9"
@@ -70,7 +72,7 @@ _NO_MEMORY = re.compile(r"[^\n]*(?:out of memory allocating|virtual memory exhau
 _stats_lock = threading.Lock()
 _warned: set[tuple] = set()  # (directory, errno) of the cache writes a warning named
 _CPU_ID: str | None = None
-_VERSIONS: dict[str, str] = {}
+_IDENTITIES: dict[tuple, tuple[str, str]] = {}  # (command, its file) -> (family, version)
 
 
 class CompileStats:
@@ -87,6 +89,15 @@ def clear_cache() -> int:
     next compile of each program runs g++ again::
 
         freed = tf.clear_cache()   # e.g. 48213504
+
+    >>> import os, tempfile
+    >>> before = os.environ.get("TENSORFROST_CACHE_DIR")
+    >>> os.environ["TENSORFROST_CACHE_DIR"] = tempfile.mkdtemp()  # (a cache of this example's own)
+    >>> _ = tf.compile(lambda: tf.input([-1], tf.float32) * 1.5, name="cleared")
+    >>> tf.clear_cache() > 0, tf.clear_cache()
+    (True, 0)
+    >>> if before is None: del os.environ["TENSORFROST_CACHE_DIR"]
+    ... else: os.environ["TENSORFROST_CACHE_DIR"] = before
     """
     return disk_cache.clear()
 
@@ -111,12 +122,15 @@ def _full_disk(directory: str, what: str) -> str:
 # -- records ------------------------------------------------------------------------------------
 
 
-def _record(key: str, digest: str, about: str, secret: bytes) -> bytes:
-    body = f"{RECORD_FORMAT}\nkey {key}\nsha256 {digest}\ncompiler {' '.join(about.split())}\n".encode()
+def _record(key: str, digest: str, built_by: str | None, about: str, secret: bytes) -> bytes:
+    body = (f"{RECORD_FORMAT}\nkey {key}\nsha256 {digest}\nbinary {built_by}\n"
+            f"compiler {' '.join(about.split())}\n").encode()
     return body + b"hmac " + hmac.new(secret, body, "sha256").hexdigest().encode() + b"\n"
 
 
 def _verified(library: str, record: str, key: str, secret: bytes) -> bool:
+    """The record is ours, names ``key`` and the library's bytes, and the compiler that built
+    it is the one the command resolves to now (when it resolves to any)."""
     text, data = read_own(record, touch=True), read_own(library, touch=True)
     if text is None or data is None:
         return False
@@ -124,7 +138,10 @@ def _verified(library: str, record: str, key: str, secret: bytes) -> bool:
     if not found or not hmac.compare_digest(mac.strip(), hmac.new(secret, body, "sha256").hexdigest().encode()):
         return False
     lines = body.decode(errors="replace").splitlines()
-    return lines[:3] == [RECORD_FORMAT, f"key {key}", f"sha256 {hashlib.sha256(data).hexdigest()}"]
+    if lines[:3] != [RECORD_FORMAT, f"key {key}", f"sha256 {hashlib.sha256(data).hexdigest()}"]:
+        return False
+    now = _binary(_compiler_text())
+    return now is None or lines[3:4] == [f"binary {now}"]
 
 
 def _write_atomic(path: str, data: bytes) -> None:
@@ -169,6 +186,14 @@ def _compiler_words(text: str) -> list[str]:
         raise CompilerSetupError(f"CXX={text!r} is not a command ({problem}): set CXX to a C++ compiler "
                                  "such as g++, or unset it to use g++ from PATH")
     return words
+
+
+def _binary(text: str) -> str | None:
+    """toolchain.binary of the command ``text`` (None for one that cannot be split)."""
+    try:
+        return toolchain.binary(shlex.split(text))
+    except ValueError:
+        return None
 
 
 def _describe(text: str) -> str:
@@ -266,15 +291,20 @@ def _kill(process: subprocess.Popen) -> None:
         process.wait()
 
 
-def _version(words: list[str], text: str) -> str:
-    """The compiler's version, recorded as information only (after a compile, never on a hit)."""
-    if text not in _VERSIONS:
+def _identify(words: list[str], text: str) -> tuple[str, str]:
+    """The compiler's family and version line, from ``--version`` (once per process and
+    compiler file; only before a compile, never on a hit). One that does not answer is
+    UNKNOWN: its compile then fails with its own error, or works with g++'s spellings."""
+    seen = (text, _binary(text))
+    if seen not in _IDENTITIES:
         try:
-            status, output = _run([*words, "--version"], text, 30.0)
-            _VERSIONS[text] = output.splitlines()[0] if status == 0 and output else "unknown version"
+            status, output = _run([*words, "--version"], text, min(30.0, _timeout()))
         except CompilerSetupError:
-            _VERSIONS[text] = "unknown version"
-    return f"{text} ({_VERSIONS[text]})"
+            status, output = 1, ""
+        answered = status == 0 and output
+        _IDENTITIES[seen] = (toolchain.family(output) if answered else toolchain.UNKNOWN,
+                             output.splitlines()[0] if answered else "unknown version")
+    return _IDENTITIES[seen]
 
 
 def _compile(sources: list[str], stem: str, flags: list[str], language: str, text: str) -> tuple[str, bytes]:
@@ -282,6 +312,9 @@ def _compile(sources: list[str], stem: str, flags: list[str], language: str, tex
     into a new temporary library next to ``stem``: its path and bytes."""
     words = _compiler_words(text)
     timeout = _timeout()
+    kind = _identify(words, text)[0]
+    if language == "c++":
+        flags = toolchain.spelled(flags, kind)
     directory = os.path.dirname(stem)
     suffix = ".cpp" if language == "c++" else ".c"
     paths = []  # temporary files, removed whatever happens
@@ -356,7 +389,8 @@ def _check(result: tuple[int, str], unit: str | None, stem: str, text: str) -> N
 
 
 def _check_setup(status: int, messages: str, directory: str, text: str) -> None:
-    """Raise CompilerSetupError if the compiler was killed or crashed, or the disk is full."""
+    """Raise CompilerSetupError if the compiler was killed or crashed, the disk is full, or it
+    has no OpenMP."""
     said = f":\n{messages}" if messages else " nothing"
     if status < 0:
         name = _signal_name(-status)
@@ -377,6 +411,9 @@ def _check_setup(status: int, messages: str, directory: str, text: str) -> None:
                                  f"programs at once; it said{said}")
     if any(os.strerror(code) in messages for code in _DISK_FULL):
         raise CompilerSetupError(_full_disk(directory, "the compiler could not write its output") + f". It said{said}")
+    no_openmp = toolchain.missing_openmp(messages, _identify(_compiler_words(text), text)[0], _describe(text))
+    if no_openmp is not None:
+        raise CompilerSetupError(f"{no_openmp}. It said{said}")
 
 
 def _signal_name(number: int) -> str:
@@ -454,7 +491,8 @@ def build_with_flags(sources: list[str], name: str, flags: list[str], language: 
     except OSError as error:  # (its name taken by a directory, a full disk): this process still gets it
         library = _elsewhere(data, library, error)
     else:
-        signature = _record(key, hashlib.sha256(data).hexdigest(), _version(_compiler_words(text), text), secret)
+        version = _identify(_compiler_words(text), text)[1]
+        signature = _record(key, hashlib.sha256(data).hexdigest(), _binary(text), f"{text} ({version})", secret)
         kept = _keep(record, signature)  # (if it cannot be written, the library still serves this process)
         disk_cache.added(directory, len(data) + (len(signature) if kept else 0))
     finally:

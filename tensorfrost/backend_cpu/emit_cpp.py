@@ -28,7 +28,7 @@ from ..ir import dtypes as dt
 from ..ir.node import Node, Program, walk
 from ..ir.ops import ADD, BREAK, CONTINUE, DIM_ID, IF, INPUT, KERNEL, LOAD, LOOP, MUL, SET, STORE
 from ..ir.shapes import dims_equal, shapes_equal
-from ..opt.analysis import set_variables
+from ..opt.analysis import kernel_traffic, set_variables
 from . import gemm, temporal, tiling
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
@@ -170,8 +170,9 @@ def prelude(with_gemm: bool = True) -> str:
 class CppProgram:
     """The generated source of one program, split as the API exposes it."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, profile: bool = False):
         self.program = program
+        self.profile = profile  # each kernel's launch timed into tf_profile (BuildOptions.profile)
         self.lang = CppLang()
         self.names: dict[Node, str] = {}
         self.mutable = set_variables(program.walk())
@@ -393,7 +394,23 @@ class CppProgram:
                  "    tf_error_out = error;",
                  "    tf_error_size = error_size;",
                  *emitter.lines, "    return 0;", "}"]
-        return "\n".join(lines)
+        return "\n".join(self.profile_counters() + lines)
+
+    def profile_counters(self) -> list[str]:
+        """A profiling build's per-kernel (nanoseconds, launches, bytes), which the runtime
+        reads and clears through ``tf_profile_counters``; nothing otherwise."""
+        if not self.profile:
+            return []
+        count = sum(1 for n in self.program.walk() if n.op is KERNEL)
+        return ["#include <time.h>",
+                f"static long long tf_profile[{3 * max(count, 1)}];",
+                'extern "C" __attribute__((visibility("default"))) long long* tf_profile_counters() '
+                "{ return tf_profile; }",
+                "static inline long long tf_profile_now() {",
+                "    struct timespec t;",
+                "    clock_gettime(CLOCK_MONOTONIC, &t);",
+                "    return t.tv_sec * 1000000000LL + t.tv_nsec;",
+                "}"]
 
 
 class _HostEmitter(HostEmitter, BodyEmitter):
@@ -456,16 +473,40 @@ class _HostEmitter(HostEmitter, BodyEmitter):
 
     def stmt_kernel(self, node: Node) -> None:
         self.check_sizes(node)
+        if self.cpp.profile:
+            self.emit(f"const long long tf_profile_start{node.contract.index} = tf_profile_now();")
         chained = self.cpp.blocking.host_call(node, self.name, self.value)
         if chained is not None:
             for line in chained:
                 self.emit(line)
             if chained:
                 self.emit("TF_STOP_IF_INTERRUPTED();")
-            return
-        args = [self.name(b) for b in node.contract.buffers] + [self.value(u) for u in node.contract.uniforms]
-        self.emit(f"{node.contract.name}({', '.join(args)});")
-        self.emit("TF_STOP_IF_INTERRUPTED();")
+        else:
+            args = [self.name(b) for b in node.contract.buffers] + [self.value(u) for u in node.contract.uniforms]
+            self.emit(f"{node.contract.name}({', '.join(args)});")
+            self.emit("TF_STOP_IF_INTERRUPTED();")
+        if self.cpp.profile:
+            self.profile_launch(node)
+        for buffer, message in self.finite_checks(node):
+            if buffer in self.cpp.blocking.scratch:  # (a chain's rows, never whole)
+                continue
+            count = " * ".join(f"(long long)({self.value(d)})" for d in buffer.shape) or "1"
+            element = self.lang.buffer_read(self.name(buffer), "tf_k", buffer.dtype)
+            self.emit(f"for (long long tf_k = 0; tf_k < {count}; ++tf_k) {{")
+            self.emit(f"    if (!__builtin_isfinite((double)({element}))) "
+                      f"return tf_fail({c_string(message.replace('{', '{{').replace('}', '}}'))}, nullptr, 0);")
+            self.emit("}")
+
+    def profile_launch(self, node: Node) -> None:
+        """Add the launch's time, its count and the bytes of its buffers (kernel_traffic) to
+        the kernel's row of tf_profile (a chain's time goes to its last kernel)."""
+        k = node.contract.index
+        moved = " + ".join(f"{passes * b.dtype.itemsize}LL * "
+                           + " * ".join(["1LL"] + [f"(long long)({self.value(d)})" for d in b.shape])
+                           for b, passes in kernel_traffic(node) if passes) or "0"
+        self.emit(f"tf_profile[{3 * k}] += tf_profile_now() - tf_profile_start{k};")
+        self.emit(f"tf_profile[{3 * k + 1}] += 1;")
+        self.emit(f"tf_profile[{3 * k + 2}] += {moved};")
 
     def block(self, node: Node) -> None:
         if node.op is LOOP:  # a host loop may run long without kernels

@@ -235,9 +235,11 @@ static PyObject* failed(caller* c, int status) {
     }
     size_t length = strnlen(c->error, (size_t)c->error_size);
     PyObject* message = PyUnicode_DecodeUTF8(c->error, (Py_ssize_t)length, "replace");
-    if (message) {
-        PyErr_SetObject(c->error_type, message);
-        Py_DECREF(message);
+    PyObject* error = message ? PyObject_CallOneArg(c->error_type, message) : NULL;  /* (error_type: a factory) */
+    Py_XDECREF(message);
+    if (error) {
+        PyErr_SetObject((PyObject*)Py_TYPE(error), error);
+        Py_DECREF(error);
     }
     return NULL;
 }
@@ -390,7 +392,7 @@ static int read_specs(caller* c, PyObject* inputs, PyObject* outputs, PyObject* 
  * or None where this path cannot serve the program (too many inputs or outputs, a storage
  * layout it cannot read). addresses: (frame, in, out, offers, offer_count, error, error_size,
  * sizeof(tf_arg)); types: (TensorMemory, SingleOutput, numpy.ndarray, Shape, the backend,
- * the error a failed check raises); inputs: per input (dtype, rank, numpy dtype or None);
+ * the function making the error a failed check raises); inputs: per input (dtype, rank, numpy dtype or None);
  * outputs: per fresh output (dtype, its spares list, its index in out); results: per output
  * of the program (FRESH, j), (INPUT, k) or (RESULT, i); keep: what must live as long as the
  * caller (the frame's memory, the program's library). */

@@ -125,6 +125,9 @@ template <typename T>
 __attribute__((optimize("fp-contract=fast"))) static inline void tf_gemm_micro(
         int kc, const T* __restrict a, const T* __restrict b, T* c, long long ldc, int rows, int cols,
         int accumulate) {
+#if defined(__clang__)  // (clang ignores the optimize attribute: it fuses by this pragma)
+    #pragma clang fp contract(fast)
+#endif
     typedef typename tf_gemm_shape<T>::v v;
     typedef typename tf_gemm_shape<T>::vu vu;
     constexpr int VL = tf_gemm_dims<T>::VL, MR = tf_gemm_dims<T>::MR, NR = tf_gemm_dims<T>::NR;

@@ -230,7 +230,9 @@ static inline uint32_t tf_reversebits(uint32_t v) {
 // versions (_ZGVeN16v_sinf...) in vectorized loops. They are distinct names bound to the
 // same symbols, so GCC does not merge sin and cos of one value into sincosf (which stays
 // scalar), and const so that calls do not block vectorization. libmvec is within 4 ulp.
-#if defined(__x86_64__) && defined(_OPENMP)
+// clang takes no omp declare simd on these declarations: -fveclib=libmvec (toolchain.py) maps
+// the same functions to the same SIMD versions for it.
+#if defined(__x86_64__) && defined(_OPENMP) && !defined(__clang__)
 #define TF_LIBM(name, args) _Pragma("omp declare simd notinbranch") \
     extern "C" __attribute__((const, nothrow)) float tf_libm_##name args __asm__(#name);
 #else
@@ -241,7 +243,7 @@ TF_LIBM(acosf, (float)) TF_LIBM(atanf, (float)) TF_LIBM(sinhf, (float)) TF_LIBM(
 TF_LIBM(tanhf, (float)) TF_LIBM(expf, (float)) TF_LIBM(exp2f, (float)) TF_LIBM(logf, (float))
 TF_LIBM(log2f, (float)) TF_LIBM(powf, (float, float)) TF_LIBM(atan2f, (float, float))
 #undef TF_LIBM
-#if defined(__x86_64__) && defined(_OPENMP)
+#if defined(__x86_64__) && defined(_OPENMP) && !defined(__clang__)
 #define TF_LIBM(name, args) _Pragma("omp declare simd notinbranch") \
     extern "C" __attribute__((const, nothrow)) double tf_libm_##name args __asm__(#name);
 #else

@@ -10,7 +10,10 @@ what the executable needs besides its library: the library's key, each output's 
 and alias, whether it calls the GEMM core library (loaded first, gemm_core.py), and the
 generated source. It is JSON signed with the cache's secret like a library's record, so an
 entry planted, edited or cut short does not verify and the program is compiled as if there
-were none; the library it names is verified as on any other hit.
+were none; the library it names is verified as on any other hit, which also checks that the
+compiler the command resolves to is the one that built it (toolchain.py): an entry of g++'s
+never brings back a library for clang. That identity is not hashed into the key, so that a
+hit still needs no compiler installed.
 
 Not cached: programs whose compilation calls the user's code (a custom operation's vjp,
 which the autodiff pass runs), attributes of kinds the key cannot spell, and compiles while
@@ -56,7 +59,7 @@ def key(traced: Program, backend, options) -> str | None:
     spelled = _spell(traced)
     if spelled is None:
         return None
-    text = "\n".join([FORMAT, _package(), _tables(), options.kernel_lang, options.compiler_flags,
+    text = "\n".join([FORMAT, _package(), _tables(), options.kernel_lang, options.compiler_flags, repr(options.debug),
                       compiler.build_identity(), repr(sorted(optimizations.disabled_set())), spelled])
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 

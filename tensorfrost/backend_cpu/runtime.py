@@ -17,7 +17,7 @@ from cffi import FFI
 
 from .. import optimizations
 from ..ir import dtypes as dt
-from ..ir.errors import CompileError, RuntimeCheckError, generated_code_rejected
+from ..ir.errors import CompileError, generated_code_rejected, runtime_check_error
 from ..ir.node import walk
 from ..ir.ops import INPUT, KERNEL
 from ..ir.target import Target
@@ -53,6 +53,7 @@ typedef struct { void* main; const tf_arg* in; tf_arg* out; char* error; int err
                  const tf_allocator* allocator; int offer_count; void* offers[64]; int taken[64];
                  long long elapsed_ns; } tf_frame;
 int tf_invoke(tf_frame* frame);
+long long* tf_profile_counters(void);
 void tf_pool_drop(void* data);
 void* memset(void* ptr, int value, size_t size);
 void* dlopen(const char* file, int mode);
@@ -231,6 +232,7 @@ class CpuExecutable:
         weakref.finalize(self.library_holder, _unload, self.lib).atexit = False
         self.library_path = library_path
         self.kernel_sources = source.kernel_sources
+        self.kernel_count = len(source.kernel_sources)
         self.main_source = source.main_source
         self.full_source = source.full_source
         self.pool = pool()
@@ -292,7 +294,7 @@ class CpuExecutable:
         return module.make(
             (frame, _address(self.ins), _address(self.outs), frame + offsets[0], frame + offsets[1],
              _address(self.error), self.error_size, ffi.sizeof("tf_arg")),
-            (TensorMemory, SingleOutput, np.ndarray, Shape, self.backend, RuntimeCheckError),
+            (TensorMemory, SingleOutput, np.ndarray, Shape, self.backend, runtime_check_error),
             tuple((dtype, rank, array_dtype) for _, rank, dtype, array_dtype in self.in_slots),
             tuple((entry[3], entry[4], k) for entry, k in zip(self.fresh, fresh)), tuple(results),
             _storage_samples(), functools.partial(_new_output, self.fresh, self.pool.lib.tf_pool_drop, self.backend,
@@ -365,11 +367,19 @@ class CpuExecutable:
     def _fail(self, status: int):
         if status == STOPPED_BY_CTRL_C:  # (fast_call.c's failed() says the same)
             _interrupted()
-        raise RuntimeCheckError(ffi.string(self.error).decode(errors="replace"))
+        raise runtime_check_error(ffi.string(self.error).decode(errors="replace"))
 
     def last_execution_time(self) -> float:
         """Milliseconds the last call's native part took."""
         return self.elapsed_ns[0] / 1e6
+
+    def kernel_profile(self) -> list[tuple[float, int, int]]:
+        """A profiling build's (seconds, launches, bytes) per kernel since the last read,
+        in dispatch order (``BuildOptions.profile``); the counters start again from zero."""
+        words = np.frombuffer(ffi.buffer(self.lib.tf_profile_counters(), 8 * 3 * self.kernel_count), np.int64)
+        rows = [(int(ns) / 1e9, int(launches), int(moved)) for ns, launches, moved in words.reshape(-1, 3)]
+        words[:] = 0
+        return rows
 
     def _offer(self) -> dict:
         """Offer the call the storage of spare outputs no one holds, two per output (an
@@ -497,7 +507,7 @@ class CpuBackend:
         return words != 0 if memory.dtype is dt.bool1 else words.copy()
 
     def build(self, program, options) -> CpuExecutable:
-        source = CppProgram(program)
+        source = CppProgram(program, profile=options.profile)
         units = source.units(unit_count(source.cost))
         start_fast_call_build()  # beside this program's g++ run, the first time
         try:

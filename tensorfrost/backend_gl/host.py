@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import struct
+from time import perf_counter
 
 import numpy as np
 
@@ -20,10 +21,10 @@ from ..emit.binding import buffer_order
 from ..emit.clike import identifier
 from ..emit.host import HostEmitter
 from ..ir import dtypes as dt
-from ..ir.errors import RuntimeCheckError, TensorFrostError
+from ..ir.errors import RuntimeCheckError, TensorFrostError, runtime_check_error
 from ..ir.node import Node, Program
 from ..ir.ops import ALLOC, CONST, KERNEL
-from ..opt.analysis import set_variables
+from ..opt.analysis import kernel_traffic, set_variables
 from ..runtime import MAX_ELEMENTS, TensorMemory, shape_problem
 from .split import split_kernel
 
@@ -159,6 +160,8 @@ class PythonHost(HostEmitter):
         uniforms = "".join(f"{self.value(u)}, " for u in node.contract.uniforms)
         grid = "".join(f"{self.value(d)}, " for d in node.shape)
         self.emit(f"rt.dispatch({node.contract.index}, ({buffers}), ({uniforms}), ({grid}))")
+        for buffer, message in self.finite_checks(node):
+            self.emit(f"rt.check_finite({self.name(buffer)}, {self.global_value('message', message)})")
 
     def stmt_loop(self, node: Node) -> None:
         begin, end, step = (self.value(a) for a in node.args)
@@ -200,6 +203,34 @@ class ShaderExecutable:
         self.main_source, self.main = build_host(program)
         self.full_source = "\n".join([*self.kernel_sources, "# ---- host (Python)", self.main_source])
 
+    def profile_dispatches(self, wait) -> None:
+        """Make this a profiling build (``BuildOptions.profile``): each dispatch timed from an
+        idle device to the end of its work (``wait()`` blocks until the device is idle), its
+        launches and bytes (``kernel_traffic``, from the buffers' sizes) counted."""
+        traffic = [dict(kernel_traffic(k.node)) for k in self.kernels]
+        passes = [[traffic[i][node] for node in k.order] for i, k in enumerate(self.kernels)]
+        self.profile = [[0.0, 0, 0] for _ in self.kernels]
+        untimed = self.dispatch
+
+        def dispatch(index: int, buffers, uniforms, grid) -> None:
+            wait()
+            start = perf_counter()
+            untimed(index, buffers, uniforms, grid)
+            wait()
+            row = self.profile[index]
+            row[0] += perf_counter() - start
+            row[1] += 1
+            row[2] += sum(p * m.size * m.dtype.itemsize for p, m in zip(passes[index], buffers, strict=True))
+
+        self.dispatch = dispatch  # (the host function calls rt.dispatch: the instance's, now)
+
+    def kernel_profile(self) -> list[tuple[float, int, int]]:
+        """A profiling build's (seconds, launches, bytes) per kernel since the last read, in
+        dispatch order; the counts start again from zero."""
+        rows = [tuple(row) for row in self.profile]
+        self.profile = [[0.0, 0, 0] for _ in self.kernels]
+        return rows
+
     def alloc(self, dims, dtype: dt.DType, label: str) -> TensorMemory:
         """A buffer of a shape computed by the host code: ``label`` names it in errors."""
         shape = tuple(int(d) for d in dims)
@@ -224,10 +255,15 @@ class ShaderExecutable:
         step = int(step)
         return map(np.int32, range(int(begin), int(end), step)) if step else ()
 
+    def check_finite(self, memory: TensorMemory, message: str) -> None:
+        """Debug mode ``"nan"``: fail with ``message`` if ``memory`` holds a NaN or an infinity."""
+        if not np.isfinite(self.backend.download(memory).astype(np.float64)).all():
+            raise runtime_check_error(message)
+
     @staticmethod
     def fail(message: str, location, values) -> None:
         # a NUL shows as the cpu's messages show it (C strings cannot hold one)
-        raise RuntimeCheckError(message.format(*values).replace("\0", "\\x00"), location)
+        raise runtime_check_error(message.format(*values).replace("\0", "\\x00"), location)
 
 
 # The struct format of a uniform of each dtype: a 32-bit word, two for 64-bit dtypes (16-bit

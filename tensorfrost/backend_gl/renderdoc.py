@@ -56,10 +56,23 @@ def renderdoc_start_capture() -> None:
         tf.renderdoc_start_capture()
         out = program(x)
         tf.renderdoc_end_capture()
+
+    >>> double = tf.compile(lambda: tf.input([-1], tf.float32) * 2.0)
+    >>> tf.renderdoc_start_capture()   # (without RenderDoc: nothing)
+    >>> double(np.array([1.0, 2.0], np.float32)).numpy
+    array([2., 4.], dtype=float32)
+    >>> tf.renderdoc_end_capture()
     """
     _call(_START_FRAME_CAPTURE)
 
 
 def renderdoc_end_capture() -> None:
-    """End the RenderDoc frame capture started by ``tf.renderdoc_start_capture()``."""
+    """End the RenderDoc frame capture started by ``tf.renderdoc_start_capture()``.
+
+    >>> double = tf.compile(lambda: tf.input([-1], tf.float32) * 2.0)
+    >>> tf.renderdoc_start_capture()   # (without RenderDoc: nothing)
+    >>> double(np.array([1.0, 2.0], np.float32)).numpy
+    array([2., 4.], dtype=float32)
+    >>> tf.renderdoc_end_capture()
+    """
     _call(_END_FRAME_CAPTURE)

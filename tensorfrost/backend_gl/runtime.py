@@ -472,4 +472,7 @@ class GlBackend:
 
     def build(self, program, options) -> GlExecutable:
         self.make_current()
-        return GlExecutable(self, program)
+        executable = GlExecutable(self, program)
+        if options.profile:
+            executable.profile_dispatches(_gl().glFinish)
+        return executable

@@ -347,6 +347,7 @@ class WebGpuBackend:
     """The ``tf.webgpu`` device: tensors in storage buffers, kernels as WGSL compute shaders."""
 
     name = "webgpu"
+    _fence = None  # the word ``wait`` reads (made on the first profiled call)
 
     def __init__(self):
         found = context.context()
@@ -459,4 +460,16 @@ class WebGpuBackend:
         return values != 0 if memory.dtype is dt.bool1 else values
 
     def build(self, program, options) -> WebGpuExecutable:
-        return WebGpuExecutable(self, program)
+        executable = WebGpuExecutable(self, program)
+        if options.profile:
+            executable.profile_dispatches(self.wait)
+        return executable
+
+    def wait(self) -> None:
+        """Submit the work recorded so far and block until the device has done it (profiling):
+        a read of a word waits for the queue (wgpu 0.32's on_submitted_work_done_sync fails)."""
+        with self.lock:
+            self.flush()
+            if self._fence is None:
+                self._fence = self.device.create_buffer(size=4, usage=self.wgpu.BufferUsage.COPY_SRC)
+            self.device.queue.read_buffer(self._fence, 0, 4)

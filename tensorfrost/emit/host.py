@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from ..ir import dtypes as dt
+from ..ir.errors import DebugNanError
 from ..ir.node import Node
 from ..ir.ops import ALLOC, CONST, ELEMENTWISE
 from ..runtime import MAX_ELEMENTS, allocation_labels
@@ -66,6 +67,24 @@ class HostEmitter:
         if self._labels is None:
             self._labels = allocation_labels(self.program)
         return self._labels[node]
+
+    def finite_checks(self, kernel: Node) -> list[tuple[Node, str]]:
+        """Debug mode ``"nan"``: (buffer, message) of each float buffer ``kernel`` writes, to
+        check for NaN and infinities after it; the message names the kernel, the buffer and
+        the user's line of the value written (none of this when the mode is off)."""
+        if self.program.debug != "nan":
+            return []
+        checks = []
+        for buffer in kernel.contract.buffers:
+            if buffer.op is not ALLOC or buffer not in kernel.contract.written or not buffer.dtype.is_float:
+                continue
+            store = next((n for n in kernel.subtree() if n.op.writes and n.args and n.args[0] is buffer), None)
+            value = store.args[1] if store is not None and len(store.args) > 1 else store
+            where = next((n.location for n in (value, store) if n is not None and n.location is not None), None)
+            message = (f"{DebugNanError.PREFIX} kernel {kernel.contract.name} wrote a NaN or an infinity into "
+                       f"{self.allocation_label(buffer)}" + (f", the value computed at {where}" if where else ""))
+            checks.append((buffer, message))
+        return checks
 
     def static_size(self, size: Node) -> int | None:
         """The value of a dim known when compiling, else None."""

@@ -22,7 +22,11 @@ from .errors import DTypeError
 
 
 class TFType(enum.Enum):
-    """Upstream's element kinds (``tf.TFType.float`` ...); ``dtype.type`` gives a dtype's."""
+    """Upstream's element kinds (``tf.TFType.float`` ...); ``dtype.type`` gives a dtype's.
+
+    >>> tf.float16.type is tf.TFType.float, tf.uint8.type
+    (True, <TFType.uint: 'u'>)
+    """
 
     float = "f"  # noqa: A003
     int = "i"  # noqa: A003
@@ -31,7 +35,13 @@ class TFType(enum.Enum):
 
 
 class DType:
-    """One element type: ``tf.float32``, ``tf.int8``, ``tf.bfloat16``, ``tf.bool1``..."""
+    """One element type: ``tf.float32``, ``tf.int8``, ``tf.bfloat16``, ``tf.bool1``...
+
+    >>> tf.int8.size, tf.int8.itemsize, tf.int8.is_integer, tf.int8.numpy
+    (8, 1, True, dtype('int8'))
+    >>> tf.tensor(np.arange(3, dtype=np.int8)).dtype is tf.int8
+    True
+    """
 
     __slots__ = ("name", "kind", "bits", "numpy", "storage")
 
@@ -44,35 +54,66 @@ class DType:
 
     @property
     def type(self) -> TFType:  # noqa: A003 (upstream's name)
-        """The kind of element, as upstream's ``TFType``."""
+        """The kind of element, as upstream's ``TFType``.
+
+        >>> tf.int32.type
+        <TFType.int: 'i'>
+        """
         return TFType(self.kind)
 
     @property
     def size(self) -> int:
-        """Bits per element in memory (upstream's ``TFDataFormat.size``)."""
+        """Bits per element in memory (upstream's ``TFDataFormat.size``).
+
+        >>> tf.float16.size, tf.float64.size
+        (16, 64)
+        """
         return self.bits
 
     @property
     def itemsize(self) -> int:
-        """Bytes per element in a buffer."""
+        """Bytes per element in a buffer.
+
+        >>> tf.bfloat16.itemsize, tf.bool1.itemsize      # (bool1 is stored in 32-bit words)
+        (2, 4)
+        """
         return self.storage.itemsize
 
     @property
     def is_float(self) -> bool:
+        """Whether it is a floating-point type (bfloat16 included).
+
+        >>> tf.bfloat16.is_float, tf.int32.is_float
+        (True, False)
+        """
         return self.kind == "f"
 
     @property
     def is_integer(self) -> bool:
+        """Whether it is a signed or unsigned integer type.
+
+        >>> tf.uint8.is_integer, tf.bool1.is_integer
+        (True, False)
+        """
         return self.kind in "iu"
 
     @property
     def is_bool(self) -> bool:
+        """Whether it is ``tf.bool1``.
+
+        >>> tf.bool1.is_bool
+        True
+        """
         return self.kind == "b"
 
     @property
     def compute(self) -> DType:
         """The dtype its values are computed in: float32 for 16-bit floats (each result is
-        rounded back), itself otherwise."""
+        rounded back), itself otherwise.
+
+        >>> tf.float16.compute, tf.int8.compute
+        (tf.float32, tf.int8)
+        """
         return float32 if self.is_float and self.bits == 16 else self
 
     def __repr__(self) -> str:

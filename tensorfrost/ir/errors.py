@@ -128,7 +128,14 @@ def user_location(skip_library: bool = True) -> SourceLocation | None:
 
 
 class TensorFrostError(Exception):
-    """Base class of every error tensorfrost raises on purpose."""
+    """Base class of every error tensorfrost raises on purpose.
+
+    >>> try:
+    ...     tf.compile(lambda: tf.input([2], tf.float32) + tf.input([3], tf.float32))
+    ... except tf.TensorFrostError as error:     # catches every kind below
+    ...     print(type(error).__name__, error.message)
+    ShapeError add: cannot broadcast shapes [2] and [3] (axis 0: 2 vs 3)
+    """
 
     def __init__(self, message: str, location: SourceLocation | None = None):
         self.message = message
@@ -142,34 +149,133 @@ class TensorFrostError(Exception):
 
 
 class TraceError(TensorFrostError):
-    """A tensor program is malformed: wrong use of an operation while tracing."""
+    """A tensor program is malformed: wrong use of an operation while tracing.
+
+    >>> try:
+    ...     tf.input([-1], tf.float32)           # outside a program
+    ... except tf.TraceError as error:
+    ...     print(error)
+    tensor operations can only be used inside a tensor program ...
+    """
 
 
 class ShapeError(TensorFrostError):
-    """Shapes that cannot work together (at trace time or when a program is called)."""
+    """Shapes that cannot work together (at trace time or when a program is called).
+
+    >>> def mismatched():
+    ...     return tf.input([2], tf.float32) + tf.input([3], tf.float32)
+    >>> try:
+    ...     tf.compile(mismatched)
+    ... except tf.ShapeError as error:
+    ...     print(error)
+    add: cannot broadcast shapes [2] and [3] (axis 0: 2 vs 3)
+      at File "<doctest ...>", line 2, ...
+    """
 
 
 class DTypeError(TensorFrostError):
-    """A value of the wrong data type."""
+    """A value of the wrong data type.
+
+    >>> def bits(x: tf.Arg([-1], tf.float32)):
+    ...     return x & 1                         # bitwise and of floats
+    >>> try:
+    ...     tf.compile(bits)
+    ... except tf.DTypeError as error:
+    ...     print(error.message)
+    and: expected integer or bool operands, got tf.float32, tf.float32
+    """
 
 
 class ArgumentError(TensorFrostError):
-    """A compiled program was called with the wrong arguments."""
+    """A compiled program was called with the wrong arguments.
+
+    >>> def add(a: tf.Arg([-1], tf.float32), b: tf.Arg([-1], tf.float32)):
+    ...     return a + b
+    >>> add = tf.compile(add)
+    >>> try:
+    ...     add(np.ones(2, np.float32))
+    ... except tf.ArgumentError as error:
+    ...     print(error)
+    add takes 2 input(s) (a, b), got 1
+    >>> try:
+    ...     add(np.ones((2, 2), np.float32), np.ones(2, np.float32))   # a matrix where a vector goes
+    ... except tf.ArgumentError as error:
+    ...     print(error)
+    argument 0 ('a') of add: expected a tensor of rank 1, got rank 2 (shape ...)
+    """
 
 
 
 
 class RuntimeCheckError(TensorFrostError):
-    """A check inside a running program failed (for example a broken shape relation)."""
+    """A check inside a running program failed (for example a broken shape relation).
+
+    >>> def add(a: tf.Arg([-1], tf.float32), b: tf.Arg([-1], tf.float32)):
+    ...     return a + b                         # a and b must have one length
+    >>> try:
+    ...     tf.compile(add)(np.ones(2, np.float32), np.ones(3, np.float32))
+    ... except tf.RuntimeCheckError as error:
+    ...     print(error)
+    add: b.shape[0] is 3 but must equal a.shape[0], which is 2 (the two are combined elementwise) ...
+    """
+
+
+class DebugIndexError(RuntimeCheckError, IndexError):
+    """Debug mode (``tf.initialize(..., debug=True)``): an index left its tensor's shape.
+
+    >>> tf.initialize(tf.cpu, debug=True)
+    >>> def last_plus_one(x: tf.Arg([-1], tf.float32)):
+    ...     return x[x.shape[0]]
+    >>> try:
+    ...     tf.compile(last_plus_one)(np.zeros(3, np.float32))
+    ... except tf.DebugIndexError as error:     # an IndexError too
+    ...     print(isinstance(error, IndexError), str(error).splitlines()[0])
+    True index out of range: ...
+    >>> tf.initialize(tf.cpu)
+    """
+
+    PREFIX = "index out of range:"  # how the message of its check begins (a backend sees only the text)
+
+
+class DebugNanError(RuntimeCheckError, ArithmeticError):
+    """Debug mode ``"nan"``: a kernel wrote a NaN or an infinity.
+
+    >>> tf.initialize(tf.cpu, debug="nan")
+    >>> def root(x: tf.Arg([-1], tf.float32)):
+    ...     return tf.sqrt(x)
+    >>> try:
+    ...     tf.compile(root)(np.array([4.0, -1.0], np.float32))
+    ... except tf.DebugNanError as error:
+    ...     print(str(error).splitlines()[0])
+    NaN or Inf: ...
+    >>> tf.initialize(tf.cpu)
+    """
+
+    PREFIX = "NaN or Inf:"
+
+
+def runtime_check_error(message: str, location: SourceLocation | None = None) -> RuntimeCheckError:
+    """The error of a failed run-time check whose message is ``message``: a debug mode's
+    class when the message is one of its checks'."""
+    kind = next((k for k in (DebugIndexError, DebugNanError) if message.startswith(k.PREFIX)), RuntimeCheckError)
+    return kind(message, location)
 
 
 class InternalError(TensorFrostError):
-    """An invariant of tensorfrost itself does not hold: a bug to report, not a user error."""
+    """An invariant of tensorfrost itself does not hold: a bug to report, not a user error.
+
+    >>> issubclass(tf.InternalError, tf.TensorFrostError), issubclass(tf.CompileError, tf.InternalError)
+    (True, True)
+    """
 
 
 class CompileError(InternalError):
     """The native compiler or the driver rejected generated code (a bug of tensorfrost:
-    the message names the user's lines whose code it was)."""
+    the message names the user's lines whose code it was).
+
+    >>> issubclass(tf.CompileError, tf.InternalError)   # caught by ``except tf.InternalError`` too
+    True
+    """
 
 
 def generated_code_rejected(tool: str, what: str, nodes, log: str) -> CompileError:
@@ -198,13 +304,38 @@ class CompilerSetupError(TensorFrostError):
     """The C++ compiler could not be run, hung, died (a signal, a crash of its own), wrote no
     library, or the disk was full: a problem of the machine or its setup (``$CXX``, ``PATH``,
     the timeout, the cache directory), not of the generated code, and not a bug of
-    tensorfrost (so not an ``InternalError``): the message says what to change."""
+    tensorfrost (so not an ``InternalError``): the message says what to change.
+
+    >>> issubclass(tf.CompilerSetupError, tf.InternalError)
+    False
+    >>> issubclass(tf.CompilerSetupError, tf.TensorFrostError)
+    True
+    """
 
 
 class CheckpointError(TensorFrostError):
     """A file ``Module.load`` cannot use: not an archive ``Module.save`` writes (cut short,
-    damaged, another format), or values that do not fit the module's parameters."""
+    damaged, another format), or values that do not fit the module's parameters.
+
+    >>> import os, tempfile
+    >>> class Model(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Parameter([2], tf.float32)
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+    >>> with open(path, "wb") as f:
+    ...     _ = f.write(b"not a checkpoint")
+    >>> try:
+    ...     Model().load(path)
+    ... except tf.CheckpointError as error:
+    ...     print(error)
+    Model.load(...model.npz): the file is not an .npz archive ...
+    """
 
 
 class GlThreadError(TensorFrostError):
-    """OpenGL work asked of a thread that does not hold tensorfrost's OpenGL context."""
+    """OpenGL work asked of a thread that does not hold tensorfrost's OpenGL context.
+
+    >>> issubclass(tf.GlThreadError, tf.TensorFrostError)
+    True
+    """

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InternalError, RuntimeCheckError
+from .errors import InternalError, RuntimeCheckError, runtime_check_error
 from .node import Node, Program, Scope
 from .ops import ELEMENTWISE, LOAD, MATMUL, OPS, REDUCE_MAX, REDUCE_MIN, REDUCTION, SCAN, SET, STORE, VIEW
 
@@ -287,7 +287,7 @@ class Interpreter:
         mask = self.mask()
         if not np.all(ok | ~np.asarray(mask, dtype=bool)):
             values = [np.asarray(self.env[a]).flat[0] for a in node.args[1:]]
-            raise RuntimeCheckError(node.attrs["message"].format(*values), node.location)
+            raise runtime_check_error(node.attrs["message"].format(*values), node.location)
 
     def op_alloc(self, node):
         self.env[node] = np.zeros(self.shape(node), dtype=node.dtype.numpy)

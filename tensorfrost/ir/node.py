@@ -143,6 +143,7 @@ class Program:
         self.printed: list = []  # (name, node) of tf.print_value calls, output after the user's outputs
         self.input_names: list[str] = []
         self.max_buffers: int | None = None  # the target's limit of buffers per kernel, if any
+        self.debug: bool | str = False  # debug mode (tf.initialize): indices checked; "nan": kernels' outputs too
 
     def walk(self) -> Iterator[Node]:
         return walk(self.root)
@@ -219,4 +220,5 @@ def clone_program(program: Program) -> Program:
     out.printed = [(name, mapping[n]) for name, n in program.printed]
     out.input_names = list(program.input_names)
     out.max_buffers = program.max_buffers
+    out.debug = program.debug
     return out

@@ -24,10 +24,24 @@ from .scan import segmented_prefix_sum
 from .sort import argsort
 
 
-def scatterAddPrev(target, value) -> Tensor:  # noqa: N802 (upstream's name)
+def scatterAddPrev(target: Tensor, value: Tensor | float) -> Tensor:  # noqa: N802 (upstream's name)
     """Add ``value`` into ``target`` (an indexed tensor, ``C[i]``) like ``tf.scatterAdd`` and
     return, per element, the value the target held before its own add (see the module
-    docstring for the order)."""
+    docstring for the order).
+
+    >>> def compact():
+    ...     x = tf.input([-1], tf.float32)
+    ...     i, = x.indices
+    ...     keep = x > 0.0
+    ...     count = tf.zeros([1], tf.int32)
+    ...     slot = tf.scatterAddPrev(count[0], tf.int(keep))
+    ...     out = tf.zeros(x.shape)
+    ...     with tf.if_cond(keep):
+    ...         out[slot] = x
+    ...     return out, count
+    >>> [r.numpy for r in tf.compile(compact)(np.array([3.0, -1.0, 4.0, -2.0, 5.0], np.float32))]
+    [array([3., 4., 5., 0., 0.], dtype=float32), array([3], dtype=int32)]
+    """
     if not isinstance(target, Tensor) or target.node.op is not LOAD:
         raise TraceError("tf.scatterAddPrev: the first argument must be an indexed tensor such as C[i]",
                          user_location())

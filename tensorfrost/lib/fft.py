@@ -53,10 +53,15 @@ from ..tracing.tensor import Tensor, node_of
 # -- complex helpers ----------------------------------------------------------------------------
 
 
-def complex(re, im) -> Tensor:  # noqa: A001 (numpy's name)
+def complex(re: Tensor, im: Tensor) -> Tensor:  # noqa: A001 (numpy's name)
     """A complex tensor [..., 2] from float real and imaginary parts of shape [...]::
 
         z = tf.fft.complex(x, tf.zeros(x.shape))
+
+    >>> def pack():
+    ...     return tf.fft.complex(tf.input([-1], tf.float32), tf.input([-1], tf.float32))
+    >>> tf.compile(pack)(np.array([1, 2], np.float32), np.array([3, 4], np.float32)).tolist()
+    [[1.0, 3.0], [2.0, 4.0]]
     """
     re, im = _require_tensor(re, "complex", "re"), _require_tensor(im, "complex", "im")
     grid = indices(list(re.shape) + [2])
@@ -64,13 +69,23 @@ def complex(re, im) -> Tensor:  # noqa: A001 (numpy's name)
     return select(grid[-1] == 0, re[at] if at else re, im[at] if at else im)
 
 
-def real(z) -> Tensor:
-    """The real part [...] of a complex tensor [..., 2]."""
+def real(z: Tensor) -> Tensor:
+    """The real part [...] of a complex tensor [..., 2].
+
+    >>> real = tf.compile(lambda: tf.fft.real(tf.input([-1, 2], tf.float32)))
+    >>> real(np.array([[1, 3], [2, 4]], np.float32)).tolist()
+    [1.0, 2.0]
+    """
     return _require_complex(z, "real")[..., 0]
 
 
-def imag(z) -> Tensor:
-    """The imaginary part [...] of a complex tensor [..., 2]."""
+def imag(z: Tensor) -> Tensor:
+    """The imaginary part [...] of a complex tensor [..., 2].
+
+    >>> imag = tf.compile(lambda: tf.fft.imag(tf.input([-1, 2], tf.float32)))
+    >>> imag(np.array([[1, 3], [2, 4]], np.float32)).tolist()
+    [3.0, 4.0]
+    """
     return _require_complex(z, "imag")[..., 1]
 
 
@@ -81,36 +96,80 @@ def _cmul(a, b):
 # -- public transforms ---------------------------------------------------------------------------
 
 
-def fft(x, axis: int = -1) -> Tensor:
+def fft(x: Tensor, axis: int = -1) -> Tensor:
     """The discrete Fourier transform of complex ``x`` [..., 2] along complex axis ``axis``:
     ``X[k] = sum_j x[j] exp(-2 pi i j k / n)``, the same shape and dtype as ``x``::
 
         spectrum = tf.fft.fft(x)            # x: [batch, n, 2]
+
+    >>> fft = tf.compile(lambda: tf.fft.fft(tf.input([4, 2], tf.float32)))   # ([-1, 2]: any length)
+    >>> x = np.array([1, 2, 3, 4], np.float32)
+    >>> fft(np.stack([x, np.zeros(4, np.float32)], axis=-1)).numpy   # [re, im] pairs
+    array([[10.,  0.],
+           [-2.,  2.],
+           [-2.,  0.],
+           [-2., -2.]], dtype=float32)
+    >>> np.fft.fft(x).round(4).tolist() == [10, -2 + 2j, -2, -2 - 2j]    # numpy agrees
+    True
     """
     return _complex_transform(x, axis, -1.0, "fft")
 
 
-def ifft(x, axis: int = -1) -> Tensor:
+def ifft(x: Tensor, axis: int = -1) -> Tensor:
     """The inverse of ``fft``: ``x[j] = (1/n) sum_k X[k] exp(2 pi i j k / n)``, along complex
-    axis ``axis`` of ``x`` [..., 2], same shape and dtype."""
+    axis ``axis`` of ``x`` [..., 2], same shape and dtype.
+
+    >>> ifft = tf.compile(lambda: tf.fft.ifft(tf.input([4, 2], tf.float32)))
+    >>> spectrum = np.array([[10, 0], [-2, 2], [-2, 0], [-2, -2]], np.float32)
+    >>> ifft(spectrum).numpy                  # the signal 1, 2, 3, 4
+    array([[1., 0.],
+           [2., 0.],
+           [3., 0.],
+           [4., 0.]], dtype=float32)
+    """
     return _complex_transform(x, axis, 1.0, "ifft")
 
 
-def fft2(x) -> Tensor:
-    """``fft`` over the last two complex axes of ``x`` [..., h, w, 2]."""
+def fft2(x: Tensor) -> Tensor:
+    """``fft`` over the last two complex axes of ``x`` [..., h, w, 2].
+
+    >>> fft2 = tf.compile(lambda: tf.fft.fft2(tf.input([2, 2, 2], tf.float32)))
+    >>> x = np.array([[1, 2], [3, 4]], np.float32)
+    >>> z = fft2(np.stack([x, np.zeros_like(x)], axis=-1)).numpy
+    >>> z[..., 0] + 1j * z[..., 1]
+    array([[10.+0.j, -2.+0.j],
+           [-4.+0.j,  0.+0.j]], dtype=complex64)
+    >>> np.allclose(z[..., 0] + 1j * z[..., 1], np.fft.fft2(x))
+    True
+    """
     return _complex_transform(_complex_transform(x, -1, -1.0, "fft2"), -2, -1.0, "fft2")
 
 
-def ifft2(x) -> Tensor:
-    """``ifft`` over the last two complex axes of ``x`` [..., h, w, 2]."""
+def ifft2(x: Tensor) -> Tensor:
+    """``ifft`` over the last two complex axes of ``x`` [..., h, w, 2].
+
+    >>> ifft2 = tf.compile(lambda: tf.fft.ifft2(tf.input([2, 2, 2], tf.float32)))
+    >>> spectrum = np.array([[[10, 0], [-2, 0]], [[-4, 0], [0, 0]]], np.float32)
+    >>> ifft2(spectrum).numpy[..., 0]         # the real parts: [[1, 2], [3, 4]]
+    array([[1., 2.],
+           [3., 4.]], dtype=float32)
+    """
     return _complex_transform(_complex_transform(x, -1, 1.0, "ifft2"), -2, 1.0, "ifft2")
 
 
-def rfft(x, axis: int = -1) -> Tensor:
+def rfft(x: Tensor, axis: int = -1) -> Tensor:
     """The Fourier transform of real ``x`` [..., n, ...] along ``axis``: its n // 2 + 1
     non-negative frequencies as a complex tensor [..., n // 2 + 1, ..., 2]::
 
         spectrum = tf.fft.rfft(signal)      # signal: [batch, n] -> [batch, n // 2 + 1, 2]
+
+    >>> rfft = tf.compile(lambda: tf.fft.rfft(tf.input([4], tf.float32)))
+    >>> rfft(np.array([1, 2, 3, 4], np.float32)).numpy
+    array([[10.,  0.],
+           [-2.,  2.],
+           [-2.,  0.]], dtype=float32)
+    >>> np.fft.rfft([1, 2, 3, 4]).round(4).tolist() == [10, -2 + 2j, -2]    # numpy agrees
+    True
     """
     return _rfft(x, axis, "rfft")
 
@@ -131,13 +190,17 @@ def _rfft(x, axis: int, api: str) -> Tensor:
     return _assemble(result, layout, out_dims[axis], out_dims, 1.0, complex_out=True)
 
 
-def irfft(x, n=None, axis: int = -1) -> Tensor:
+def irfft(x: Tensor, n: int | None = None, axis: int = -1) -> Tensor:
     """The inverse of ``rfft``: the real signal of length ``n`` (default 2 * (m - 1)) whose
     spectrum's non-negative frequencies are ``x`` [..., m, ..., 2] along complex axis
     ``axis``. As numpy, the first n // 2 + 1 entries are used (zero-padded if m is shorter),
     and the imaginary parts of the zero and Nyquist frequencies are ignored::
 
         signal = tf.fft.irfft(spectrum, n)   # [batch, m, 2] -> [batch, n]
+
+    >>> irfft = tf.compile(lambda: tf.fft.irfft(tf.input([3, 2], tf.float32)))
+    >>> irfft(np.array([[10, 0], [-2, 2], [-2, 0]], np.float32)).numpy
+    array([1., 2., 3., 4.], dtype=float32)
     """
     return _irfft(x, n, axis, "irfft")
 
@@ -172,15 +235,28 @@ def _irfft(x, n, axis: int, api: str) -> Tensor:
     return _assemble(result, layout, layout.n, out_dims, 1.0 / _real(layout.n, layout.real), complex_out=False)
 
 
-def rfft2(x) -> Tensor:
+def rfft2(x: Tensor) -> Tensor:
     """``rfft`` over the last axis of real ``x`` [..., h, w], then ``fft`` over the axis
-    before it: the complex [..., h, w // 2 + 1, 2] of numpy's ``rfft2``."""
+    before it: the complex [..., h, w // 2 + 1, 2] of numpy's ``rfft2``.
+
+    >>> rfft2 = tf.compile(lambda: tf.fft.rfft2(tf.input([2, 2], tf.float32)))
+    >>> z = rfft2(np.array([[1, 2], [3, 4]], np.float32)).numpy
+    >>> z[..., 0] + 1j * z[..., 1]
+    array([[10.+0.j, -2.+0.j],
+           [-4.+0.j,  0.+0.j]], dtype=complex64)
+    """
     return _complex_transform(_rfft(x, -1, "rfft2"), -2, -1.0, "rfft2")
 
 
-def irfft2(x, s=None) -> Tensor:
+def irfft2(x: Tensor, s: tuple[int, int] | None = None) -> Tensor:
     """The inverse of ``rfft2``: real [..., h, w] from complex [..., h, m, 2], with
-    ``s = (h, w)`` (default w = 2 * (m - 1)); ``h`` must equal the input's."""
+    ``s = (h, w)`` (default w = 2 * (m - 1)); ``h`` must equal the input's.
+
+    >>> irfft2 = tf.compile(lambda: tf.fft.irfft2(tf.input([2, 2, 2], tf.float32)))
+    >>> irfft2(np.array([[[10, 0], [-2, 0]], [[-4, 0], [0, 0]]], np.float32)).numpy
+    array([[1., 2.],
+           [3., 4.]], dtype=float32)
+    """
     w = None if s is None else s[-1]
     return _irfft(_complex_transform(x, -2, 1.0, "irfft2"), w, -1, "irfft2")
 

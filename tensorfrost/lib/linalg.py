@@ -52,6 +52,18 @@ def qr(a: Tensor) -> tuple[Tensor, Tensor]:
 
     Call it inside a tensor program; ``a`` itself is left unchanged. Differentiable where
     ``a`` has full rank.
+
+    >>> def qr():
+    ...     Q, R = tf.linalg.qr(tf.input([-1, -1], tf.float32))
+    ...     return [Q, R]
+    >>> a = np.array([[3, 1], [4, 2]], np.float32)
+    >>> Q, R = tf.compile(qr)(a)
+    >>> np.round(Q.numpy, 4), np.round(R.numpy, 4)
+    (array([[ 0.6, -0.8],
+           [ 0.8,  0.6]], dtype=float32), array([[5. , 2.2],
+           [0. , 0.4]], dtype=float32))
+    >>> np.allclose(Q.numpy @ R.numpy, a, atol=1e-6)
+    True
     """
     source = a
     a = copy(a.detach_grad())

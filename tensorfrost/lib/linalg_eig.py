@@ -129,7 +129,7 @@ def _eigh3(a: Tensor, count, n) -> tuple[Tensor, Tensor]:
     return ordered, vectors[b, r, source[b, j]]
 
 
-def eigh(a) -> tuple[Tensor, Tensor]:
+def eigh(a: Tensor) -> tuple[Tensor, Tensor]:
     """Eigenvalues and eigenvectors of symmetric matrices, as ``np.linalg.eigh``:
     ``a @ v[..., :, i] == w[..., i] * v[..., :, i]``.
 
@@ -140,6 +140,14 @@ def eigh(a) -> tuple[Tensor, Tensor]:
     and the basis of a repeated eigenvalue's space, may differ from numpy's)::
 
         w, v = tf.linalg.eigh(A)
+
+    >>> eigh = tf.compile(lambda: list(tf.linalg.eigh(tf.input([-1, -1], tf.float32))))
+    >>> a = np.array([[2, 1], [1, 2]], np.float32)
+    >>> w, v = (t.numpy for t in eigh(a))
+    >>> np.round(w, 5)
+    array([1., 3.], dtype=float32)
+    >>> np.allclose(a @ v, v * w, atol=1e-5)
+    True
     """
     stack = Stack(a, "tf.linalg.eigh: a")
     require_square(stack, "tf.linalg.eigh")
@@ -176,7 +184,7 @@ def _svd3(a: Tensor, count, m, n) -> tuple[Tensor, Tensor, Tensor]:
     return work, alg.norm(alg.transpose(work)), right
 
 
-def svd(a) -> tuple[Tensor, Tensor, Tensor]:
+def svd(a: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """The thin singular value decomposition, as ``np.linalg.svd(a, full_matrices=False)``:
     ``a == U @ diag(S) @ Vh``.
 
@@ -188,6 +196,14 @@ def svd(a) -> tuple[Tensor, Tensor, Tensor]:
     where the singular values are distinct and nonzero::
 
         U, S, Vh = tf.linalg.svd(A)
+
+    >>> svd = tf.compile(lambda: list(tf.linalg.svd(tf.input([-1, -1], tf.float32))))
+    >>> a = np.array([[3, 0], [0, -4], [0, 0]], np.float32)
+    >>> U, S, Vh = (t.numpy for t in svd(a))
+    >>> S, U.shape, Vh.shape
+    (array([4., 3.], dtype=float32), (3, 2), (2, 2))
+    >>> np.allclose(U * S @ Vh, a, atol=1e-6)
+    True
     """
     stack = Stack(a, "tf.linalg.svd: a")
     count, m, n = stack.count, stack.rows, stack.cols

@@ -86,7 +86,7 @@ def _cholesky3(a: Tensor, count, n) -> Tensor:
     return select(i >= k, w, 0.0)
 
 
-def cholesky(a) -> Tensor:
+def cholesky(a: Tensor) -> Tensor:
     """The lower-triangular Cholesky factor ``L`` of symmetric positive-definite matrices,
     ``a == L @ L^T``, as ``np.linalg.cholesky``.
 
@@ -98,6 +98,11 @@ def cholesky(a) -> Tensor:
         def program():
             A = tf.input([-1, -1, -1], tf.float32)   # a batch of SPD matrices
             return [tf.linalg.cholesky(A)]
+
+    >>> cholesky = tf.compile(lambda: tf.linalg.cholesky(tf.input([-1, -1], tf.float32)))
+    >>> np.round(cholesky(np.array([[4, 2], [2, 3]], np.float32)).numpy, 4)
+    array([[2.    , 0.    ],
+           [1.    , 1.4142]], dtype=float32)
     """
     stack = Stack(a, "tf.linalg.cholesky: a")
     require_square(stack, "tf.linalg.cholesky")
@@ -152,7 +157,7 @@ def _square(a, what: str) -> Stack:
     return stack
 
 
-def lu_factor(a) -> tuple[Tensor, Tensor]:
+def lu_factor(a: Tensor) -> tuple[Tensor, Tensor]:
     """LU factorisation with partial pivoting in LAPACK's packed form, as
     ``scipy.linalg.lu_factor``: ``(lu, piv)``.
 
@@ -162,6 +167,12 @@ def lu_factor(a) -> tuple[Tensor, Tensor]:
     of its column, as LAPACK's ``getrf`` picks it::
 
         lu, piv = tf.linalg.lu_factor(A)
+
+    >>> lu_factor = tf.compile(lambda: list(tf.linalg.lu_factor(tf.input([-1, -1], tf.float32))))
+    >>> lu, piv = lu_factor(np.array([[1, 2], [3, 4]], np.float32))
+    >>> np.round(lu.numpy, 4), piv.numpy                 # as scipy.linalg.lu_factor
+    (array([[3.    , 4.    ],
+           [0.3333, 0.6667]], dtype=float32), array([1, 1], dtype=int32))
     """
     stack = _square(a, "tf.linalg.lu_factor")
     packed, pivots, _ = _lu3(stack.values, stack.count, stack.rows)
@@ -169,13 +180,22 @@ def lu_factor(a) -> tuple[Tensor, Tensor]:
     return stack.restore(packed, [n, n]), stack.restore(pivots, [n])
 
 
-def lu(a) -> tuple[Tensor, Tensor, Tensor]:
+def lu(a: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """``P, L, U`` with ``a == P @ L @ U``, as ``scipy.linalg.lu`` and ``torch.linalg.lu``.
 
     ``a``: float32 [..., n, n]. ``P`` is a permutation matrix, ``L`` unit lower triangular,
     ``U`` upper triangular, all float32 [..., n, n] (partial pivoting; see ``lu_factor``)::
 
         P, L, U = tf.linalg.lu(A)
+
+    >>> lu = tf.compile(lambda: list(tf.linalg.lu(tf.input([-1, -1], tf.float32))))
+    >>> a = np.array([[1, 2], [3, 4]], np.float32)
+    >>> P, L, U = (t.numpy for t in lu(a))
+    >>> P
+    array([[0., 1.],
+           [1., 0.]], dtype=float32)
+    >>> np.allclose(P @ L @ U, a), np.allclose(np.triu(U), U), np.diag(L).tolist()
+    (True, True, [1.0, 1.0])
     """
     stack = _square(a, "tf.linalg.lu")
     count, n = stack.count, stack.rows
@@ -226,7 +246,7 @@ def _solution(stack: Stack, x: Tensor, vector: bool) -> Tensor:
     return stack.restore(x, [stack.rows, stack.cols])
 
 
-def triangular_solve(a, b, lower: bool = True, unit_diagonal: bool = False) -> Tensor:
+def triangular_solve(a: Tensor, b: Tensor, lower: bool = True, unit_diagonal: bool = False) -> Tensor:
     """``x`` with ``a @ x == b`` for triangular ``a``, by forward (``lower=True``) or back
     substitution, as ``scipy.linalg.solve_triangular``.
 
@@ -237,6 +257,14 @@ def triangular_solve(a, b, lower: bool = True, unit_diagonal: bool = False) -> T
 
         y = tf.linalg.triangular_solve(L, b)                  # L y = b
         x = tf.linalg.triangular_solve(L.T, y, lower=False)   # L^T x = y
+
+    >>> def forward_substitution():
+    ...     L = tf.input([-1, -1], tf.float32)
+    ...     b = tf.input([-1], tf.float32)
+    ...     return tf.linalg.triangular_solve(L, b)
+    >>> tf.compile(forward_substitution)(np.array([[2, 0], [1, 4]], np.float32),
+    ...                                  np.array([2, 9], np.float32)).tolist()
+    [1.0, 2.0]
     """
     stack = _square(a, "tf.linalg.triangular_solve")
     rhs, vector = _rhs(b, stack, "tf.linalg.triangular_solve")
@@ -259,7 +287,7 @@ def _lu_solve3(packed: Tensor, perm: Tensor, rhs: Tensor, count, n) -> Tensor:
     return x
 
 
-def solve(a, b) -> Tensor:
+def solve(a: Tensor, b: Tensor) -> Tensor:
     """``x`` with ``a @ x == b``, by LU with partial pivoting, as ``np.linalg.solve``.
 
     ``a``: float32 [..., n, n]. ``b``: vectors [..., n] (rank one less than ``a``, the rule
@@ -268,6 +296,12 @@ def solve(a, b) -> Tensor:
     Differentiable with respect to ``a`` and ``b``::
 
         x = tf.linalg.solve(A, b)
+
+    >>> def solve():
+    ...     return tf.linalg.solve(tf.input([-1, -1], tf.float32), tf.input([-1], tf.float32))
+    >>> a, b = np.array([[4, 2], [2, 3]], np.float32), np.array([2, 1], np.float32)
+    >>> tf.compile(solve)(a, b).numpy, np.linalg.solve(a, b)
+    (array([0.5, 0. ], dtype=float32), array([0.5, 0. ], dtype=float32))
     """
     stack = _square(a, "tf.linalg.solve")
     rhs, vector = _rhs(b, stack, "tf.linalg.solve")
@@ -279,12 +313,17 @@ def solve(a, b) -> Tensor:
     return _solution(rhs, x, vector)
 
 
-def inv(a) -> Tensor:
+def inv(a: Tensor) -> Tensor:
     """The inverse of square matrices, as ``np.linalg.inv`` (LU with partial pivoting, then
     a solve against the identity). ``a``: float32 [..., n, n]; returns [..., n, n].
     Differentiable::
 
         A_inv = tf.linalg.inv(A)
+
+    >>> inv = tf.compile(lambda: tf.linalg.inv(tf.input([-1, -1], tf.float32)))
+    >>> inv(np.array([[4, 2], [2, 3]], np.float32)).numpy
+    array([[ 0.375, -0.25 ],
+           [-0.25 ,  0.5  ]], dtype=float32)
     """
     stack = _square(a, "tf.linalg.inv")
     a, count, n = stack.values, stack.count, stack.rows
@@ -307,7 +346,7 @@ def _log_determinant(a, what: str) -> tuple:
     return stack, diagonal, select(swaps % 2 == 1, -1.0, 1.0).astype(a.dtype), inverse
 
 
-def det(a) -> Tensor:
+def det(a: Tensor) -> Tensor:
     """The determinant of square matrices, as ``np.linalg.det``: the product of U's diagonal
     after LU with partial pivoting, times the sign of the row swaps.
 
@@ -316,13 +355,17 @@ def det(a) -> Tensor:
     so not at singular matrices)::
 
         d = tf.linalg.det(A)
+
+    >>> det = tf.compile(lambda: tf.linalg.det(tf.input([-1, -1, -1], tf.float32)))
+    >>> det(np.array([[[4, 2], [2, 3]], [[0, 1], [1, 0]]], np.float32)).numpy   # a batch of two
+    array([ 8., -1.], dtype=float32)
     """
     stack, diagonal, parity, inverse = _log_determinant(a, "tf.linalg.det")
     value = alg.prod(diagonal, axis=1) * parity
     return _batch_result(stack, attach(value, "linalg.det", [stack.values], [inverse]))
 
 
-def slogdet(a) -> tuple[Tensor, Tensor]:
+def slogdet(a: Tensor) -> tuple[Tensor, Tensor]:
     """``(sign, logabsdet)`` with ``det(a) == sign * exp(logabsdet)``, as ``np.linalg.slogdet``:
     it does not overflow where ``det`` would. ``sign`` is -1, 0 or 1; a singular matrix gives
     sign 0 and logabsdet -inf.
@@ -331,6 +374,11 @@ def slogdet(a) -> tuple[Tensor, Tensor]:
     ``logabsdet`` is differentiable::
 
         sign, logdet = tf.linalg.slogdet(A)
+
+    >>> slogdet = tf.compile(lambda: list(tf.linalg.slogdet(tf.input([-1, -1], tf.float32))))
+    >>> sign, logdet = slogdet(np.array([[1, 2], [3, 4]], np.float32))   # det -2
+    >>> sign.tolist(), np.round(logdet.numpy, 4), round(float(np.log(2)), 4)
+    ([-1.0], array([0.6931], dtype=float32), 0.6931)
     """
     stack, diagonal, parity, inverse = _log_determinant(a, "tf.linalg.slogdet")
     signs = select(diagonal > 0.0, 1.0, select(diagonal < 0.0, -1.0, 0.0))

@@ -38,7 +38,7 @@ from ..tracing.mathfn import select
 from ..tracing.tensor import Tensor, node_of
 
 
-def prefix_sum(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
+def prefix_sum(x: Tensor, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
     """Running sum along ``axis`` (numpy's ``cumsum``); the shape is unchanged.
 
     Parameters
@@ -55,7 +55,8 @@ def prefix_sum(x, axis: int = -1, exclusive: bool = False, reverse: bool = False
     >>> def program():
     ...     x = tf.input([-1], tf.int32)
     ...     return [tf.prefix_sum(x), tf.prefix_sum(x, exclusive=True)]
-    >>> # x = [3, 1, 2] -> [3, 4, 6] and [0, 3, 4]
+    >>> [r.numpy for r in tf.compile(program)(np.array([3, 1, 2], np.int32))]
+    [array([3, 4, 6], dtype=int32), array([0, 3, 4], dtype=int32)]
     """
     return alg.scan("prefix_sum", x, axis, exclusive, reverse)
 
@@ -63,39 +64,45 @@ def prefix_sum(x, axis: int = -1, exclusive: bool = False, reverse: bool = False
 cumsum = prefix_sum
 
 
-def cumprod(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
+def cumprod(x: Tensor, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
     """Running product along ``axis`` (numpy's ``cumprod``); exclusive starts from 1.
 
     Same arguments as ``prefix_sum``. Differentiable (float32); the gradient at an element
     that is exactly 0 is not defined (it divides by the element) and comes out inf or NaN.
 
-    Example: ``tf.cumprod(x)`` with x = [2, 3, 4] gives [2, 6, 24].
+    >>> f = tf.compile(lambda: tf.cumprod(tf.input([-1], tf.int32)))
+    >>> f(np.array([2, 3, 4], np.int32)).numpy
+    array([ 2,  6, 24], dtype=int32)
     """
     return alg.scan("prefix_prod", x, axis, exclusive, reverse)
 
 
-def cummax(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
+def cummax(x: Tensor, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
     """Running maximum along ``axis`` (``np.maximum.accumulate``); exclusive starts from
     -inf (float) or the dtype's smallest value. A NaN propagates from where it appears.
     Same arguments as ``prefix_sum``. Differentiable: each output's gradient goes to the
     element its maximum came from (the latest in scan order among ties, as ``torch.cummax``).
 
-    Example: ``tf.cummax(x)`` with x = [1, 3, 2, 5] gives [1, 3, 3, 5].
+    >>> f = tf.compile(lambda: tf.cummax(tf.input([-1], tf.float32)))
+    >>> f(np.array([1.0, 3.0, 2.0, 5.0], np.float32)).numpy
+    array([1., 3., 3., 5.], dtype=float32)
     """
     return alg.scan("prefix_max", x, axis, exclusive, reverse)
 
 
-def cummin(x, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
+def cummin(x: Tensor, axis: int = -1, exclusive: bool = False, reverse: bool = False) -> Tensor:
     """Running minimum along ``axis`` (``np.minimum.accumulate``); exclusive starts from
     +inf (float) or the dtype's largest value. A NaN propagates from where it appears.
     Same arguments and gradient rule as ``cummax``.
 
-    Example: ``tf.cummin(x)`` with x = [4, 2, 3, 1] gives [4, 2, 2, 1].
+    >>> f = tf.compile(lambda: tf.cummin(tf.input([-1], tf.float32)))
+    >>> f(np.array([4.0, 2.0, 3.0, 1.0], np.float32)).numpy
+    array([4., 2., 2., 1.], dtype=float32)
     """
     return alg.scan("prefix_min", x, axis, exclusive, reverse)
 
 
-def segmented_prefix_sum(x, flags, axis: int = -1, exclusive: bool = False) -> Tensor:
+def segmented_prefix_sum(x: Tensor, flags: Tensor, axis: int = -1, exclusive: bool = False) -> Tensor:
     """Running sum along ``axis`` that restarts at every element whose flag is set.
 
     Convention: ``flags`` (bool or int, nonzero = set, the shape of ``x``) marks the first
@@ -103,8 +110,13 @@ def segmented_prefix_sum(x, flags, axis: int = -1, exclusive: bool = False) -> T
     set flag at or before ``i`` up to ``i`` (exclusive: up to ``i - 1``, so 0 at a segment's
     first element). The first element always starts a segment. Not differentiable.
 
-    Example: x = [1, 2, 3, 4, 5], flags = [0, 0, 1, 0, 1] gives [1, 3, 3, 7, 5]
-    (exclusive: [0, 1, 0, 3, 0]).
+    >>> def per_segment():
+    ...     x = tf.input([-1], tf.int32)
+    ...     starts = tf.input(x.shape, tf.int32)
+    ...     return [tf.segmented_prefix_sum(x, starts), tf.segmented_prefix_sum(x, starts, exclusive=True)]
+    >>> x, starts = np.array([1, 2, 3, 4, 5], np.int32), np.array([0, 0, 1, 0, 1], np.int32)
+    >>> [r.numpy for r in tf.compile(per_segment)(x, starts)]
+    [array([1, 3, 3, 7, 5], dtype=int32), array([0, 1, 0, 3, 0], dtype=int32)]
     """
     x, flags = Tensor(node_of(x)), Tensor(node_of(flags))
     if x.node.rank == 0:

@@ -59,7 +59,13 @@ _BLOCKS_MAX = 1024  # blocks per row at most, enough threads for every core
 def ordered_bits(keys: Tensor, descending: bool = False) -> Tensor:
     """uint32 words (uint64 for 64-bit keys) whose unsigned order is numpy's order of
     ``keys`` (reversed when ``descending``: a stable sort then keeps equal keys in their
-    order, as torch does)."""
+    order, as torch does).
+
+    >>> bits = tf.compile(lambda: tf.sort.ordered_bits(tf.input([-1], tf.float32)))
+    >>> words = bits(np.array([-2.0, -0.5, 0.0, 3.0], np.float32)).numpy
+    >>> words.dtype, bool(np.all(np.diff(words.astype(np.int64)) > 0))   # increasing as the floats
+    (dtype('uint32'), True)
+    """
     if keys.dtype in _CARRIERS:
         keys = keys.astype(_CARRIERS[keys.dtype])
     if keys.dtype.bits == 64:
@@ -230,7 +236,8 @@ def _check_bits(bits_per_pass, max_bits, key_bits: int) -> None:
                                 user_location())
 
 
-def radix(keys: Tensor, values: Tensor | None = None, bits_per_pass: int = 8, max_bits: int | None = None):
+def radix(keys: Tensor, values: Tensor | None = None, bits_per_pass: int = 8,
+          max_bits: int | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Stable radix sort of ``keys`` along their last axis (each row on its own).
 
     Parameters
@@ -256,6 +263,14 @@ def radix(keys: Tensor, values: Tensor | None = None, bits_per_pass: int = 8, ma
         keys = tf.input([-1], tf.uint32)
         values = tf.input([-1], tf.uint32)
         sorted_keys, sorted_values = tf.sort.radix(keys, values)
+
+    >>> def by_key():
+    ...     keys, values = tf.input([-1], tf.uint32), tf.input([-1], tf.float32)
+    ...     return list(tf.sort.radix(keys, values))
+    >>> keys, values = tf.compile(by_key)(np.array([3, 1, 2, 1], np.uint32),
+    ...                                   np.array([0.5, 1.5, 2.5, 3.5], np.float32))
+    >>> keys.tolist(), values.tolist()        # stable: the two 1s keep their order
+    ([1, 1, 2, 3], [1.5, 3.5, 2.5, 0.5])
     """
     _check_keys(keys, "tf.sort.radix")
     if max_bits is None:
@@ -305,7 +320,7 @@ def _bitonic_step(sources: list, targets: list, word_of, step: Tensor, steps: Te
         target[(*lead, i)] = select(take, source[(*lead, partner)], source[(*lead, i)])
 
 
-def bitonic(keys: Tensor, values: Tensor | None = None):
+def bitonic(keys: Tensor, values: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Sort ``keys`` along their last axis with a bitonic sorting network (not stable).
 
     Any length: the network runs over the next power of two, the missing elements counting
@@ -313,6 +328,10 @@ def bitonic(keys: Tensor, values: Tensor | None = None):
     loop on the host. Keys and the return convention are those of ``tf.sort.radix``::
 
         sorted_keys, sorted_values = tf.sort.bitonic(keys, values)
+
+    >>> bitonic = tf.compile(lambda: tf.sort.bitonic(tf.input([-1], tf.float32)))
+    >>> bitonic(np.array([0.5, -2, 7, 1, 3], np.float32)).tolist()   # any length
+    [-2.0, 0.5, 1.0, 3.0, 7.0]
     """
     _check_keys(keys, "tf.sort.bitonic")
     arrays = [keys]
@@ -381,6 +400,13 @@ def sort(x: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
     is the gradient of the place it moved to)::
 
         y = tf.sort.sort(tf.input([-1, -1], tf.float32), axis=0)
+
+    >>> descending = tf.compile(lambda: tf.sort.sort(tf.input([-1, -1], tf.int32), descending=True))
+    >>> x = np.array([[3, -1, 2], [0, 5, 5]], np.int32)
+    >>> descending(x).numpy, -np.sort(-x)
+    (array([[ 3,  2, -1],
+           [ 5,  5,  0]], dtype=int32), array([[ 3,  2, -1],
+           [ 5,  5,  0]], dtype=int32))
     """
     _check_keys(x, "tf.sort.sort")
     if x.dtype in _CARRIERS:
@@ -403,6 +429,11 @@ def argsort(x: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
 
         order = tf.sort.argsort(scores, descending=True)
         ranked = items[order]
+
+    >>> argsort = tf.compile(lambda: tf.sort.argsort(tf.input([-1], tf.float32)))
+    >>> x = np.array([0.3, -1.0, 0.3, 2.0], np.float32)
+    >>> argsort(x).tolist(), np.argsort(x, kind="stable").tolist()
+    ([1, 0, 2, 3], [1, 0, 2, 3])
     """
     _check_keys(x, "tf.sort.argsort")
     if x.dtype in _CARRIERS:
@@ -412,13 +443,18 @@ def argsort(x: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
     return _restore(positions, axis)
 
 
-def topk(x: Tensor, k: int, axis: int = -1) -> tuple:
+def topk(x: Tensor, k: int, axis: int = -1) -> tuple[Tensor, Tensor]:
     """The ``k`` largest elements along ``axis``, largest first, and their int32 indices
     (torch.topk): ``values, indices = tf.sort.topk(x, 5)``. Equal elements come in the
     order of their indices; NaN counts as the largest.
 
     Both results have ``x``'s shape with ``axis`` of size ``k``; the values are gathered
     from ``x`` at the indices, so gradients flow back to the elements chosen.
+
+    >>> top2 = tf.compile(lambda: list(tf.sort.topk(tf.input([-1], tf.float32), 2)))
+    >>> values, indices = top2(np.array([0.5, 4.0, -1.0, 4.0, 2.0], np.float32))
+    >>> values.tolist(), indices.tolist()     # ties in index order
+    ([4.0, 4.0], [1, 3])
     """
     _check_keys(x, "tf.sort.topk")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:

@@ -36,6 +36,8 @@ float32 and rounded once, as mixed precision training does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..ir import dtypes as dt
@@ -48,7 +50,8 @@ from ..tracing.tensor import Tensor
 from ..tracing.trace import Arg
 from .clipping import check_mode, clip_gradients
 from .clipping import none as clipping_none
-from .module import Module, Parameter, ParameterArray, fill_parameters, structure_version
+from .module import Module
+from .parameter import Parameter, ParameterArray, fill_parameters, structure_version
 from .program import ModuleProgram, parameter_names
 from .regularizers import decay as weight_decay
 from .regularizers import regularization
@@ -60,13 +63,34 @@ class Optimizer(Module):
     """The shared part of the optimizers: the model (``self.net``), hyperparameters, per-
     parameter state arrays (named by ``STATE``), a step counter ``t`` when ``COUNTS_STEPS``,
     and ``step``. A subclass defines ``direction(k, grad, context)``: the update of trained
-    parameter ``k`` before the learning rate, updating its state."""
+    parameter ``k`` before the learning rate, updating its state.
+
+    A new optimizer is a subclass with its ``direction`` (here: the sign of the gradient):
+
+    >>> class Fit(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Parameter([2], tf.float32)
+    ...     def loss(self, target):
+    ...         return tf.sum((self.w - target) ** 2.0)
+    >>> model = Fit()
+    >>> model.w = tf.tensor(np.array([1, 2], np.float32))
+    >>> class SignSGD(tf.optimizers.Optimizer):
+    ...     def direction(self, k, g, context):
+    ...         return tf.sign(g)
+    >>> opt = SignSGD(model, learning_rate=0.5)
+    >>> step = opt.compile_step(tf.Arg([2], tf.float32))
+    >>> _ = step(np.zeros(2, np.float32))
+    >>> model.w.tolist()
+    [0.5, 1.5]
+    """
 
     STATE: tuple = ()
     COUNTS_STEPS = False
 
-    def __init__(self, net: Module, learning_rate=0.001, grad_clip=0.0, clip_mode: str = "value",
-                 l1: float = 0.0, l2: float = 0.0, epsilon: float = 1e-8, clip=None, reg_type=None, reg: float = 0.0):
+    def __init__(self, net: Module, learning_rate: float | Tensor = 0.001, grad_clip: float | Tensor = 0.0,
+                 clip_mode: str = "value", l1: float = 0.0, l2: float = 0.0, epsilon: float = 1e-8,
+                 clip: float | None = None, reg_type: str | None = None, reg: float = 0.0):
         super().__init__()
         if not isinstance(net, Module):
             raise TensorFrostError(f"{type(self).__name__}: expected a tf.Module to optimize, got {type(net).__name__}")
@@ -85,9 +109,18 @@ class Optimizer(Module):
         if self.COUNTS_STEPS:
             self.t = Parameter([1], dt.float32, random_scale=0.0, requires_grad=False)
 
-    def set_clipping_type(self, kind) -> None:
+    def set_clipping_type(self, kind: str) -> None:
         """Upstream's switch of the clipping mode: ``tf.clipping.clamp`` (per element),
-        ``tf.clipping.norm`` (per tensor) or ``tf.clipping.none`` (off)."""
+        ``tf.clipping.norm`` (per tensor) or ``tf.clipping.none`` (off).
+
+        >>> opt = tf.optimizers.sgd(tf.Module(), learning_rate=0.1, grad_clip=1.0)
+        >>> opt.set_clipping_type(tf.clipping.norm)
+        >>> opt.clip_mode, opt.grad_clip
+        ('norm', 1.0)
+        >>> opt.set_clipping_type(tf.clipping.none)
+        >>> opt.grad_clip
+        0.0
+        """
         if kind == clipping_none:
             self.grad_clip = 0.0
         else:
@@ -96,20 +129,48 @@ class Optimizer(Module):
     # -- state ------------------------------------------------------------------------------------
 
     def assert_parameters(self) -> None:
-        """Each state tensor has the shape of the parameter it belongs to."""
+        """Each state tensor has the shape of the parameter it belongs to.
+
+        >>> def adam_state_shapes():
+        ...     net = tf.Module()
+        ...     net.w = tf.Parameter([-1], tf.float32)
+        ...     opt = tf.optimizers.adam(net)
+        ...     opt.initialize_input()                # runs assert_parameters()
+        ...     return opt.m[0] + opt.net.w           # m[0] has w's shape
+        >>> tf.compile(adam_state_shapes)(np.ones(3, np.float32), np.ones(3, np.float32),
+        ...                               np.zeros(3, np.float32), np.zeros(1, np.float32)).tolist()
+        [2.0, 2.0, 2.0]
+        """
         for state in self.STATE:
             array = getattr(self, state)
             for k, (_, p) in enumerate(self.trained):
                 array[k] = assert_tensor(array[k], p.value.shape, p.dtype.compute)
 
-    def initialize_parameters(self, seed=None) -> None:
+    def initialize_parameters(self, seed: int | None = None) -> None:
         """Outside a program: initialize the model's parameters that have no value yet (a
-        trained or loaded model keeps its values), and start the state from zero."""
+        trained or loaded model keeps its values), and start the state from zero.
+
+        >>> net = tf.Module()
+        >>> net.w = tf.Parameter([2], tf.float32)
+        >>> opt = tf.optimizers.rmsprop(net)
+        >>> opt.initialize_parameters(seed=0)
+        >>> net.w.shape, opt.v[0].tolist()
+        ((2,), [0.0, 0.0])
+        """
         fill_parameters(self.net._walk(), seed, overwrite=False)
         self.reset_state()
 
     def reset_state(self) -> None:
-        """Zero the optimizer state (moments, step count) for the model's current values."""
+        """Zero the optimizer state (moments, step count) for the model's current values.
+
+        >>> net = tf.Module()
+        >>> net.w = tf.Parameter([2], tf.float32)
+        >>> net.w = tf.tensor(np.ones(2, np.float32))
+        >>> opt = tf.optimizers.adam(net)
+        >>> opt.reset_state()
+        >>> opt.m[0].tolist(), opt.t.tolist()
+        ([0.0, 0.0], [0.0])
+        """
         for state in self.STATE:
             for k, (_, p) in enumerate(self.trained):
                 value = None if p.value is None else tensor(np.zeros(p.value.shape, p.dtype.compute.numpy))
@@ -119,7 +180,14 @@ class Optimizer(Module):
 
     def named_parameters(self) -> list:
         """As for modules; outside a program, state that is still missing (the model's
-        value was assigned after ``initialize_parameters``) starts at zero first."""
+        value was assigned after ``initialize_parameters``) starts at zero first.
+
+        >>> net = tf.Module()
+        >>> net.w = tf.Parameter([2], tf.float32)
+        >>> net.w = tf.tensor(np.ones(2, np.float32))
+        >>> [name for name, _ in tf.optimizers.adam(net).named_parameters()]
+        ['net.w', 'm[0]', 'v[0]', 't']
+        """
         held = [(k, name, p.value) for k, (name, p) in enumerate(self.trained) if isinstance(p.value, TensorMemory)]
         for state in self.STATE:
             for k, name, value in held:
@@ -136,10 +204,33 @@ class Optimizer(Module):
 
     # -- the step ----------------------------------------------------------------------------------
 
-    def step(self, *args):
+    def step(self, *args: object) -> Tensor:
         """Inside a program: one update of every trained parameter. ``step(X, Y, ...)``
         minimizes ``net.loss(X, Y, ...)``; ``step(loss)`` a loss you computed. Returns the
-        loss. Afterwards ``parameters()`` are the new values to return."""
+        loss. Afterwards ``parameters()`` are the new values to return.
+
+        The seed's way, with a twin of the optimizer inside the program:
+
+        >>> class Fit(tf.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.w = tf.Parameter([2], tf.float32)
+        ...     def loss(self, target):
+        ...         return tf.sum((self.w - target) ** 2.0)
+        >>> def train_step():
+        ...     target = tf.input([2], tf.float32)
+        ...     opt = tf.optimizers.sgd(Fit(), learning_rate=0.25)
+        ...     opt.initialize_input()
+        ...     loss = opt.step(opt.net.loss(target))
+        ...     return opt.parameters() + [loss]
+        >>> train_step = tf.compile(train_step)
+        >>> opt = tf.optimizers.sgd(Fit(), learning_rate=0.25)
+        >>> opt.net.w = tf.tensor(np.array([1, 2], np.float32))
+        >>> out = train_step(np.zeros(2, np.float32), opt)
+        >>> opt.update_parameters(out[:-1])
+        >>> opt.net.w.tolist(), out[-1].tolist()
+        ([0.5, 1.0], [5.0])
+        """
         if not args:
             raise TensorFrostError(f"{type(self).__name__}.step: pass the loss, or the inputs of net.loss")
         loss = args[0] if len(args) == 1 else self.net.loss(*args)
@@ -168,26 +259,58 @@ class Optimizer(Module):
             p.assign(new.astype(p.dtype) if new.dtype is not p.dtype else new, name)
         return loss
 
-    def begin_step(self):
+    def begin_step(self) -> object:
         """Per-step values a subclass needs, computed once before the parameters' updates
-        and passed to ``direction``."""
+        and passed to ``direction``.
+
+        >>> tf.optimizers.sgd(tf.Module()).begin_step() is None   # SGD needs none; Adam's bias corrections
+        True
+        """
         return None
 
-    def direction(self, k: int, g, context):
+    def direction(self, k: int, g: Tensor, context: object) -> Tensor:
         """The update of trained parameter ``k`` from its gradient ``g`` (before the
-        learning rate); updates the parameter's state. Each optimizer defines it."""
+        learning rate); updates the parameter's state. Each optimizer defines it.
+
+        >>> tf.compile(lambda: tf.optimizers.sgd(tf.Module()).direction(0, tf.input([2], tf.float32), None))(
+        ...     np.array([1, -2], np.float32)).tolist()             # SGD's is the gradient itself
+        [1.0, -2.0]
+        """
         raise NotImplementedError(f"{type(self).__name__} does not define direction(k, g, context), the update "
                                   "of a parameter from its gradient")
 
-    def compile_step(self, *args, loss=None, name: str | None = None) -> TrainStep:
+    def compile_step(self, *args: Arg, loss: Callable | None = None, name: str | None = None) -> TrainStep:
         """Compile a training step that keeps the state in this optimizer. ``args`` are the
         data inputs' ``tf.Arg``; without ``loss`` the step minimizes ``net.loss(*inputs)``,
-        else ``loss(net, *inputs)``. See ``TrainStep``."""
+        else ``loss(net, *inputs)``. See ``TrainStep``.
+
+        >>> net = tf.Module()
+        >>> net.w = tf.Parameter([2], tf.float32)
+        >>> net.w = tf.tensor(np.array([1, 2], np.float32))
+        >>> opt = tf.optimizers.sgd(net, learning_rate=0.25)
+        >>> step = opt.compile_step(tf.Arg([2], tf.float32), loss=lambda n, t: tf.sum((n.w - t) ** 2.0))
+        >>> [step(np.zeros(2, np.float32)).item() for _ in range(3)]    # w halves each step
+        [5.0, 1.25, 0.3125]
+        """
         return TrainStep(self, args, loss=loss, name=name)
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent: ``p -= learning_rate * grad``."""
+    """Stochastic gradient descent: ``p -= learning_rate * grad``.
+
+    >>> class Fit(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Parameter([2], tf.float32)
+    ...     def loss(self, target):
+    ...         return tf.sum((self.w - target) ** 2.0)
+    >>> model = Fit()
+    >>> model.w = tf.tensor(np.array([1, 2], np.float32))
+    >>> step = tf.optimizers.SGD(model, learning_rate=0.25).compile_step(tf.Arg([2], tf.float32))
+    >>> _ = step(np.zeros(2, np.float32))
+    >>> model.w.tolist()                        # w - 0.25 * 2w
+    [0.5, 1.0]
+    """
 
     def direction(self, k, g, context):
         return g
@@ -198,12 +321,29 @@ class Adam(Optimizer):
 
         t += 1;  m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
         p -= lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + epsilon)
+
+    >>> class Fit(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Parameter([2], tf.float32)
+    ...     def loss(self, target):
+    ...         return tf.sum((self.w - target) ** 2.0)
+    >>> model = Fit()
+    >>> model.w = tf.tensor(np.array([1, 2], np.float32))
+    >>> opt = tf.optimizers.Adam(model, learning_rate=0.25)
+    >>> step = opt.compile_step(tf.Arg([2], tf.float32))
+    >>> _ = step(np.zeros(2, np.float32))
+    >>> np.round(model.w.numpy, 4)              # the first step is lr * sign(grad)
+    array([0.75, 1.75], dtype=float32)
+    >>> opt.m[0].tolist(), opt.t.tolist()       # (1 - beta1) * grad, one step
+    ([0.2..., 0.4...], [1.0])
     """
 
     STATE = ("m", "v")
     COUNTS_STEPS = True
 
-    def __init__(self, net, learning_rate=0.001, beta1: float = 0.9, beta2: float = 0.999, grad_clip=0.0, **options):
+    def __init__(self, net: Module, learning_rate: float | Tensor = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 grad_clip: float | Tensor = 0.0, **options: object):
         super().__init__(net, learning_rate, grad_clip, **options)
         self.beta1, self.beta2 = float(beta1), float(beta2)
 
@@ -220,11 +360,28 @@ class Adam(Optimizer):
 
 
 class RMSProp(Optimizer):
-    """RMSProp: ``v = decay v + (1 - decay) g^2;  p -= lr * g / (sqrt(v) + epsilon)``."""
+    """RMSProp: ``v = decay v + (1 - decay) g^2;  p -= lr * g / (sqrt(v) + epsilon)``.
+
+    >>> class Fit(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Parameter([2], tf.float32)
+    ...     def loss(self, target):
+    ...         return tf.sum((self.w - target) ** 2.0)
+    >>> model = Fit()
+    >>> model.w = tf.tensor(np.array([1, 2], np.float32))
+    >>> opt = tf.optimizers.RMSProp(model, learning_rate=0.25)
+    >>> _ = opt.compile_step(tf.Arg([2], tf.float32))(np.zeros(2, np.float32))
+    >>> grad = np.array([2, 4], np.float32)    # 2 w
+    >>> v = 0.1 * grad ** 2
+    >>> np.allclose(model.w.numpy, [1, 2] - 0.25 * grad / np.sqrt(v), rtol=1e-6)
+    True
+    """
 
     STATE = ("v",)
 
-    def __init__(self, net, learning_rate=0.001, decay: float = 0.9, grad_clip=0.0, **options):
+    def __init__(self, net: Module, learning_rate: float | Tensor = 0.001, decay: float = 0.9,
+                 grad_clip: float | Tensor = 0.0, **options: object):
         super().__init__(net, learning_rate, grad_clip, **options)
         self.decay = float(decay)
 
@@ -250,7 +407,7 @@ def _keywords(args: tuple, options: dict, ours: tuple, upstreams: tuple) -> dict
     return options
 
 
-def sgd(net: Module, *args, **options) -> SGD:
+def sgd(net: Module, *args: float, **options: object) -> SGD:
     """Stochastic gradient descent on ``net``'s parameters (the seed's defaults)::
 
         opt = tf.optimizers.sgd(model, learning_rate=0.1, grad_clip=1.0)
@@ -259,28 +416,70 @@ def sgd(net: Module, *args, **options) -> SGD:
     ``clip_mode`` ("value", "norm", "global_norm"), ``l1``, ``l2`` (decoupled weight decay),
     ``epsilon``; upstream 0.7's ``reg_type`` (``tf.regularizers.l1/l2``), ``reg`` and ``clip``
     also work. ``learning_rate`` may be a tensor inside a program.
+
+    >>> class Fit(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Parameter([2], tf.float32)
+    ...     def loss(self, target):
+    ...         return tf.sum((self.w - target) ** 2.0)
+    >>> model = Fit()
+    >>> model.w = tf.tensor(np.array([1, 2], np.float32))
+    >>> opt = tf.optimizers.sgd(model, 0.25)   # learning_rate, positionally as upstream
+    >>> step = opt.compile_step(tf.Arg([2], tf.float32))
+    >>> [step(np.zeros(2, np.float32)).item() for _ in range(2)]
+    [5.0, 1.25]
+    >>> model.w.tolist()
+    [0.25, 0.5]
     """
     return SGD(net, **_keywords(args, options, ("learning_rate", "grad_clip"), ("learning_rate", "clip", "reg")))
 
 
-def adam(net: Module, *args, **options) -> Adam:
+def adam(net: Module, *args: float, **options: object) -> Adam:
     """Adam on ``net``'s parameters (the seed's defaults; state ``m``, ``v`` and step ``t``)::
 
         opt = tf.optimizers.adam(model, learning_rate=0.001, beta1=0.9, beta2=0.999)
 
     Positional: ``learning_rate=0.001, beta1=0.9, beta2=0.999, grad_clip=0.0``; ``options``
     as for ``sgd`` (``epsilon`` defaults to 1e-8).
+
+    >>> class Fit(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Parameter([2], tf.float32)
+    ...     def loss(self, target):
+    ...         return tf.sum((self.w - target) ** 2.0)
+    >>> model = Fit()
+    >>> model.w = tf.tensor(np.array([1, 2], np.float32))
+    >>> opt = tf.optimizers.adam(model, learning_rate=0.5, l2=0.1)   # with weight decay
+    >>> _ = opt.compile_step(tf.Arg([2], tf.float32))(np.zeros(2, np.float32))
+    >>> np.round(model.w.numpy, 4)            # w - lr * sign(grad) - lr * l2 * w
+    array([0.45, 1.4 ], dtype=float32)
     """
     return Adam(net, **_keywords(args, options, ("learning_rate", "beta1", "beta2", "grad_clip"),
                                  ("learning_rate", "beta1", "beta2", "clip", "reg")))
 
 
-def rmsprop(net: Module, *args, **options) -> RMSProp:
+def rmsprop(net: Module, *args: float, **options: object) -> RMSProp:
     """RMSProp on ``net``'s parameters (the seed's defaults; state ``v``)::
 
         opt = tf.optimizers.rmsprop(model, learning_rate=0.001, decay=0.9)
 
     Positional: ``learning_rate=0.001, decay=0.9, grad_clip=0.0``; ``options`` as for ``sgd``.
+
+    >>> class Fit(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Parameter([2], tf.float32)
+    ...     def loss(self, target):
+    ...         return tf.sum((self.w - target) ** 2.0)
+    >>> model = Fit()
+    >>> model.w = tf.tensor(np.array([1, 2], np.float32))
+    >>> opt = tf.optimizers.rmsprop(model, learning_rate=0.01, decay=0.5)
+    >>> step = opt.compile_step(tf.Arg([2], tf.float32))
+    >>> losses = [step(np.zeros(2, np.float32)).item() for _ in range(50)]
+    >>> losses[-1] < losses[0]
+    True
     """
     return RMSProp(net, **_keywords(args, options, ("learning_rate", "decay", "grad_clip"),
                                     ("learning_rate", "decay", "clip", "reg")))
@@ -298,6 +497,22 @@ class TrainStep(ModuleProgram):
         for epoch in range(10):
             opt.learning_rate = 0.001 * 0.9 ** epoch
             loss = step(X, Y)                # a tf.TensorMemory: loss.numpy[0]
+
+    >>> class Fit(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Parameter([2], tf.float32)
+    ...     def loss(self, target):
+    ...         return tf.sum((self.w - target) ** 2.0)
+    >>> model = Fit()
+    >>> model.w = tf.tensor(np.array([1, 2], np.float32))
+    >>> opt = tf.optimizers.sgd(model, learning_rate=0.25)
+    >>> step = opt.compile_step(tf.Arg([2], tf.float32))
+    >>> step(np.zeros(2, np.float32)).item()
+    5.0
+    >>> opt.learning_rate = 0.5                 # no recompile: passed on each call
+    >>> step(np.zeros(2, np.float32)).item(), model.w.tolist()
+    (1.25, [0.0, 0.0])
     """
 
     def __init__(self, opt: Optimizer, args, loss=None, name: str | None = None):
@@ -316,7 +531,18 @@ class TrainStep(ModuleProgram):
         self._rate = (None, None)
         self._params, self._version, self._last = [], None, []
 
-    def __call__(self, *inputs):
+    def __call__(self, *inputs: object) -> TensorMemory:
+        """One training step on ``inputs``: the model and state are updated in the optimizer;
+        returns the loss before the update.
+
+        >>> net = tf.Module()
+        >>> net.w = tf.Parameter([1], tf.float32)
+        >>> net.w = tf.tensor(np.array([3], np.float32))
+        >>> opt = tf.optimizers.sgd(net, learning_rate=0.5)
+        >>> step = opt.compile_step(loss=lambda n: n.w * n.w)
+        >>> step().tolist(), net.w.tolist()         # grad 2w: w - 0.5 * 2w = 0
+        ([9.0], [0.0])
+        """
         opt = self.module
         if self._rate[0] != opt.learning_rate:
             self._rate = (opt.learning_rate, tensor(np.array([opt.learning_rate], np.float32)))

@@ -56,6 +56,15 @@ def set_variables(nodes) -> set[Node]:
     return {n.args[0] for n in nodes if n.op is SET}
 
 
+def kernel_traffic(kernel: Node) -> list[tuple[Node, int]]:
+    """(buffer, passes) for each buffer of a finalized kernel's contract: how many times a
+    launch moves it whole, once if it is read (loads, the read of an atomic), once more if
+    written. The profiler's estimate of a kernel's bytes: whole buffers, not the elements touched."""
+    read = {n.args[0] for n in walk(kernel.body) if n.op is LOAD or n.op.atomic}
+    written = kernel.contract.written
+    return [(b, (b in read) + (b in written)) for b in kernel.contract.buffers]
+
+
 class MutationInfo:
     """Where each mutable node is written, by program position.
 

@@ -24,6 +24,7 @@ through the operations of ``forward``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..ir import dtypes as dt
@@ -47,13 +48,28 @@ class _Operation:
 _REGISTRY: dict[str, _Operation] = {}
 
 
-def register_custom_operation(name: str, overloads, forward, vjp=None, jvp=None) -> None:
+def register_custom_operation(name: str, overloads: str | Sequence[str], forward: Callable[..., list[Tensor]],
+                              vjp: Callable[..., list[Tensor | None]] | None = None,
+                              jvp: Callable[..., Tensor] | None = None) -> None:
     """Register ``tf.custom(name, ...)``. ``overloads`` lists type signatures in upstream's
     spelling, ``"ff_f"``: one letter per input (f, i, u, b), then the result's; the result
     type is taken from the first. ``vjp`` may be None for an operation without gradient.
     ``jvp(inputs, tangents, tensor)`` (optional) returns the result's tangent from one
     tangent per input (None for zero) for ``tf.jvp``; without it, ``tf.jvp`` transposes the
-    vjp (one reverse sweep of the vjp's code)."""
+    vjp (one reverse sweep of the vjp's code).
+
+    >>> def forward(inputs, tensor, axes):
+    ...     return [tf.tanh(inputs[0])]
+    >>> def vjp(inputs, gradient, tensor):
+    ...     return [gradient * (1.0 - tensor * tensor)]
+    >>> tf.register_custom_operation("new_tanh", ["f_f"], forward, vjp)
+    >>> def program():
+    ...     a = tf.input([-1], tf.float32)
+    ...     b = tf.custom("new_tanh", [a])
+    ...     return b, tf.grad(b, a)
+    >>> [r.numpy for r in tf.compile(program)(np.array([0.0, 1.0], np.float32))]
+    [array([0.    , 0.7616], dtype=float32), array([1.  , 0.42], dtype=float32)]
+    """
     if not isinstance(name, str) or not name:
         raise TensorFrostError(f"tf.register_custom_operation: name must be a non-empty string, got {name!r}")
     overloads = [overloads] if isinstance(overloads, str) else list(overloads)
@@ -70,9 +86,22 @@ def register_custom_operation(name: str, overloads, forward, vjp=None, jvp=None)
     _REGISTRY[name] = _Operation(name, _KINDS[overloads[0].rsplit("_", 1)[1]], forward, vjp, jvp)
 
 
-def custom(name: str, inputs, shape=None) -> Tensor:
+def custom(name: str, inputs: Sequence[Tensor], shape: Sequence[int | Tensor] | None = None) -> Tensor:
     """The result of the registered operation ``name`` on ``inputs`` (a list of tensors),
-    of ``shape`` (default: the first input's)."""
+    of ``shape`` (default: the first input's).
+
+    >>> def forward(inputs, tensor, axes):
+    ...     return [tf.tanh(inputs[0])]
+    >>> def vjp(inputs, gradient, tensor):
+    ...     return [gradient * (1.0 - tensor * tensor)]
+    >>> tf.register_custom_operation("new_tanh", ["f_f"], forward, vjp)
+    >>> def program():
+    ...     a = tf.input([-1], tf.float32)
+    ...     b = tf.custom("new_tanh", [a])
+    ...     return b, tf.grad(b, a)
+    >>> [r.numpy for r in tf.compile(program)(np.array([0.0, 1.0], np.float32))]
+    [array([0.    , 0.7616], dtype=float32), array([1.  , 0.42], dtype=float32)]
+    """
     operation = _REGISTRY.get(name)
     if operation is None:
         known = ", ".join(sorted(_REGISTRY)) or "none"

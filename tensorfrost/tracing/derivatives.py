@@ -4,6 +4,8 @@ on tensors of the program, in both front ends; the autodiff pass expands them.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..ir.builder import current
 from ..ir.errors import DTypeError, ShapeError, TraceError, user_location
 from ..ir.shapes import static_value
@@ -30,7 +32,8 @@ def _float_node(value, what: str, api: str):
     return node
 
 
-def jvp(y, x, v):
+def jvp(y: Tensor | Sequence[Tensor], x: Tensor | Sequence[Tensor],
+        v: Tensor | float | Sequence[Tensor | float]) -> Tensor | list[Tensor]:
     """The directional derivative of ``y`` along the tangent ``v`` of ``x`` (forward mode)::
 
         y = tf.sin(x) * x
@@ -42,6 +45,12 @@ def jvp(y, x, v):
     (no tape), so it suits long loops and maps with few inputs. ``v`` must have ``x``'s shape
     (or broadcast to it). Compose with ``tf.grad`` either way: ``tf.jvp(tf.grad(L, x), x, v)``
     is a Hessian-vector product (``tf.hvp``).
+
+    >>> def slope():
+    ...     x = tf.input([-1], tf.float32)
+    ...     return tf.jvp(x * x * x, x, tf.ones_like(x))   # 3 x^2
+    >>> tf.compile(slope)(np.array([1.0, 2.0, -3.0], np.float32)).numpy
+    array([ 3., 12., 27.], dtype=float32)
     """
     ys, many = _as_list(y, "y")
     xs, x_many = _as_list(x, "x")
@@ -70,9 +79,18 @@ def jvp(y, x, v):
     return out if many else out[0]
 
 
-def hvp(loss, x, v):
+def hvp(loss: Tensor, x: Tensor, v: Tensor | float) -> Tensor:
     """The Hessian of ``sum(loss)`` with respect to ``x`` times ``v``: forward over reverse,
-    ``tf.jvp(tf.grad(loss, x), x, v)``; one backward and one forward sweep, no Hessian."""
+    ``tf.jvp(tf.grad(loss, x), x, v)``; one backward and one forward sweep, no Hessian.
+
+    >>> def curvature():
+    ...     x = tf.input([-1], tf.float32)
+    ...     v = tf.input(x.shape, tf.float32)
+    ...     return tf.hvp(tf.sum(x * x * x), x, v)   # the Hessian is diag(6 x)
+    >>> x, v = np.array([1.0, 2.0], np.float32), np.array([1.0, 0.5], np.float32)
+    >>> tf.compile(curvature)(x, v).numpy
+    array([6., 6.], dtype=float32)
+    """
     return jvp(grad(loss, x), x, v)
 
 
@@ -109,9 +127,18 @@ def _outer(a: Tensor, b: Tensor) -> Tensor:
     return a * b
 
 
-def jacfwd(y, x):
+def jacfwd(y: Tensor, x: Tensor) -> Tensor:
     """The dense Jacobian of ``y`` with respect to ``x``, shape ``y.shape + x.shape``, by one
-    forward sweep per element of ``x`` (a small ``x``, of a shape known at trace time)."""
+    forward sweep per element of ``x`` (a small ``x``, of a shape known at trace time).
+
+    >>> def jacobian():
+    ...     x = tf.input([2], tf.float32)
+    ...     y = tf.sin(x) * x[0]   # dy_i/dx_j = cos(x_i) x_0 [i == j] + sin(x_i) [j == 0]
+    ...     return tf.jacfwd(y, x)
+    >>> tf.compile(jacobian)(np.array([1.0, 2.0], np.float32)).numpy
+    array([[ 1.3818,  0.    ],
+           [ 0.9093, -0.4161]], dtype=float32)
+    """
     y_t, x_t = Tensor(_float_node(y, "y", "tf.jacfwd")), Tensor(_float_node(x, "x", "tf.jacfwd"))
     total = None
     for k in range(_static_size(x_t, "x", "tf.jacfwd")):
@@ -121,9 +148,18 @@ def jacfwd(y, x):
     return total
 
 
-def jacrev(y, x):
+def jacrev(y: Tensor, x: Tensor) -> Tensor:
     """The dense Jacobian of ``y`` with respect to ``x``, shape ``y.shape + x.shape``, by one
-    backward sweep per element of ``y`` (a small ``y``, of a shape known at trace time)."""
+    backward sweep per element of ``y`` (a small ``y``, of a shape known at trace time).
+
+    >>> def jacobian():
+    ...     x = tf.input([2], tf.float32)
+    ...     y = tf.sin(x) * x[0]   # dy_i/dx_j = cos(x_i) x_0 [i == j] + sin(x_i) [j == 0]
+    ...     return tf.jacrev(y, x)
+    >>> tf.compile(jacobian)(np.array([1.0, 2.0], np.float32)).numpy
+    array([[ 1.3818,  0.    ],
+           [ 0.9093, -0.4161]], dtype=float32)
+    """
     y_t, x_t = Tensor(_float_node(y, "y", "tf.jacrev")), Tensor(_float_node(x, "x", "tf.jacrev"))
     total = None
     for k in range(_static_size(y_t, "y", "tf.jacrev")):

@@ -3,7 +3,8 @@
 Indices may be integer tensors (gathers), Python ints, slices and ``...``. Integer
 tensor and int indices broadcast together; their broadcast shape goes where numpy puts
 it (in place when they are adjacent, first otherwise). Every index is clamped to the
-tensor's bounds when the program runs, so no access leaves a buffer.
+tensor's bounds when the program runs, so no access leaves a buffer; in debug mode an index
+out of bounds is an error instead (``bounds.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from ..ir.builder import current
 from ..ir.errors import ShapeError, TraceError, user_location
 from ..ir.node import Node
 from ..ir.shapes import static_value
+from .bounds import check_index
 from .tensor import Tensor, check_index_dtype, node_of, provide
 
 
@@ -54,6 +56,7 @@ def _resolve(memory: Node, index) -> tuple[list, tuple]:
             item = Tensor(memory.shape[axis]) + item  # a negative Python int counts from the end
         node = node_of(item, dt.int32)
         check_index_dtype(node, f"index {axis}")
+        check_index(memory, axis, node)
         gathers[axis] = node
     gather_shape = builder.broadcast([n.shape for n in gathers.values()], "indexing") if gathers else ()
     gather_axes = sorted(gathers)

@@ -25,6 +25,7 @@ already order. Upstream numbers the dims of ``block_thread_index`` from the last
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ..ir import dtypes as dt
@@ -55,14 +56,24 @@ def _product(dims):
 
 
 @contextmanager
-def kernel(shape, group_size=None):
+def kernel(shape: Sequence[int | Tensor], group_size: Sequence[int] | None = None) -> Iterator:
     """A kernel over ``shape`` written as per-thread code; the value is the thread's index
     along each axis (one tensor for a 1-D shape, else a tuple). ``group_size`` groups threads
     for ``group_buffer`` and ``block_thread_index``, as upstream's: its entries are sizes
     along the last axes, the first entry the last axis (``[BK]`` groups each row of a
     ``[rows, BK]`` kernel), and axes without one have groups of 1. Without it, upstream's
     defaults: 256 threads along the last axis (1-D), 16 x 16 (2-D), 8 x 8 x 8 (the last
-    three axes), each no larger than a constant dim."""
+    three axes), each no larger than a constant dim.
+
+    >>> def add_one():
+    ...     x = tf.input([-1], tf.float32)
+    ...     y = tf.buffer(x.shape, tf.float32)
+    ...     with tf.kernel(x.shape) as i:
+    ...         y[i] = x[i] + 1.0
+    ...     return y
+    >>> tf.compile(add_one)(np.array([1.0, 2.0, 3.0], np.float32)).numpy
+    array([2., 3., 4.], dtype=float32)
+    """
     shape = list(shape)
     if not shape:
         raise ShapeError("tf.kernel: the shape needs at least one axis", user_location())
@@ -111,21 +122,64 @@ class _RowBuffer:
         self.memory[self.row, index] = value
 
 
-def group_buffer(size: int, dtype=dt.float32) -> _RowBuffer:
-    """``size`` elements shared by the threads of a group (upstream's groupshared memory)."""
+def group_buffer(size: int, dtype: dt.DType = dt.float32) -> _RowBuffer:
+    """``size`` elements shared by the threads of a group (upstream's groupshared memory).
+
+    >>> def row_sums():
+    ...     x = tf.input([-1, 4], tf.float32)
+    ...     rows = x.shape[0]
+    ...     out = tf.buffer([rows], tf.float32)
+    ...     with tf.kernel([rows, 4], group_size=[4]) as (r, c):
+    ...         tile = tf.group_buffer(4, tf.float32)
+    ...         tile[c] = x[r, c]
+    ...         tf.group_barrier()
+    ...         with tf.if_cond(c == 0):
+    ...             out[r] = tile[0] + tile[1] + tile[2] + tile[3]
+    ...     return out
+    >>> tf.compile(row_sums)(np.arange(8, dtype=np.float32).reshape(2, 4)).numpy
+    array([ 6., 22.], dtype=float32)
+    """
     state = _current("tf.group_buffer")
     return _RowBuffer(buffer([state.group_count, size], dtype), state.group_id)
 
 
-def local_buffer(size: int, dtype=dt.float32) -> _RowBuffer:
-    """``size`` elements private to each thread."""
+def local_buffer(size: int, dtype: dt.DType = dt.float32) -> _RowBuffer:
+    """``size`` elements private to each thread.
+
+    >>> def reversed_pairs():
+    ...     x = tf.input([-1, 2], tf.float32)
+    ...     out = tf.buffer(x.shape, tf.float32)
+    ...     with tf.kernel([x.shape[0]]) as r:
+    ...         pair = tf.local_buffer(2, tf.float32)
+    ...         pair[0], pair[1] = x[r, 0], x[r, 1]
+    ...         out[r, 0], out[r, 1] = pair[1], pair[0]
+    ...     return out
+    >>> tf.compile(reversed_pairs)(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)).numpy
+    array([[2., 1.],
+           [4., 3.]], dtype=float32)
+    """
     state = _current("tf.local_buffer")
     return _RowBuffer(buffer([_product(state.shape), size], dtype), flat_index(state.shape, state.indices))
 
 
 def group_barrier() -> None:
     """Wait for every thread of the group (upstream's barrier). Here kernel boundaries follow
-    the data: a read of what another thread wrote is always ordered after the write."""
+    the data: a read of what another thread wrote is always ordered after the write.
+
+    >>> def row_sums():
+    ...     x = tf.input([-1, 4], tf.float32)
+    ...     rows = x.shape[0]
+    ...     out = tf.buffer([rows], tf.float32)
+    ...     with tf.kernel([rows, 4], group_size=[4]) as (r, c):
+    ...         tile = tf.group_buffer(4, tf.float32)
+    ...         tile[c] = x[r, c]
+    ...         tf.group_barrier()
+    ...         with tf.if_cond(c == 0):
+    ...             out[r] = tile[0] + tile[1] + tile[2] + tile[3]
+    ...     return out
+    >>> tf.compile(row_sums)(np.arange(8, dtype=np.float32).reshape(2, 4)).numpy
+    array([ 6., 22.], dtype=float32)
+    """
     _current("tf.group_barrier")
 
 

@@ -28,7 +28,16 @@ def provide(**functions) -> None:
 
 
 class Tensor:
-    """A tensor inside a program being traced. Build one with ``tf.input``, ``tf.zeros``..."""
+    """A tensor inside a program being traced. Build one with ``tf.input``, ``tf.zeros``...;
+    it has numpy's operators, indexing and methods (``x.shape``, ``x.T``, ``x.sum()``...).
+
+    >>> def program():
+    ...     x = tf.input([-1, -1], tf.float32)
+    ...     i, j = x.indices
+    ...     return (x.T @ x + i * 10.0).sum(axis=1)
+    >>> tf.compile(program)(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)).numpy
+    array([24., 54.], dtype=float32)
+    """
 
     __slots__ = ("node", "__weakref__")
     __array_priority__ = 1000  # numpy scalars defer to our operators

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 
 from ..ir import dtypes as dt
 from ..ir.builder import current, tracing
@@ -13,6 +14,7 @@ from ..ir.node import Program
 from ..ir.validate import check_scoping
 from ..ir.widen import MAX_TRACES, ShapePlan, retrace_limit_error, sets_in, widen_for_conditions
 from .api import input as tf_input
+from .bounds import name_checked_tensors
 from .tensor import Tensor, is_scalar
 
 _SIMPLE_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
@@ -20,9 +22,17 @@ _TUPLE_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*=
 
 
 class Arg:
-    """Annotation of a program parameter: ``def f(A: tf.Arg([-1, -1], tf.float32))``."""
+    """Annotation of a program parameter: ``def f(A: tf.Arg([-1, -1], tf.float32))``; ``-1``
+    leaves a dim free, an int fixes it (checked when the program is called).
 
-    def __init__(self, shape, dtype=dt.float32):
+    >>> @tf.compile
+    ... def scaled(x: tf.Arg([-1, 2], tf.float32), k: tf.Arg([], tf.float32)):
+    ...     return x * k
+    >>> scaled(np.array([[1.0, 2.0]], np.float32), 3.0).numpy
+    array([[3., 6.]], dtype=float32)
+    """
+
+    def __init__(self, shape: Sequence[int], dtype: dt.DType = dt.float32):
         self.shape = list(shape)
         self.dtype = dt.dtype_of(dtype)
 
@@ -40,9 +50,10 @@ def _annotation(fn, param: inspect.Parameter):
     return ann
 
 
-def trace(fn, name: str | None = None, call=None) -> Program:
+def trace(fn, name: str | None = None, call=None, debug: bool | str = False) -> Program:
     """Run ``fn`` under the tracer. Parameters annotated ``tf.Arg`` become inputs; ``call``
-    (default: ``fn``) is what actually runs, with those inputs as arguments.
+    (default: ``fn``) is what actually runs, with those inputs as arguments. ``debug``
+    (debug mode) checks every index when the program runs (``bounds.py``).
 
     A variable that turns out to need a wider shape after something used it makes the
     program be traced again with that variable created wide (see ``widen.py``)."""
@@ -50,7 +61,7 @@ def trace(fn, name: str | None = None, call=None) -> Program:
     for _ in range(MAX_TRACES):
         plan.dirty = False
         try:
-            program = _trace_once(fn, name, call, plan)
+            program = _trace_once(fn, name, call, plan, debug)
         except Exception:
             if plan.dirty:  # raised by a trace already known to be stale: trace again
                 continue
@@ -60,8 +71,9 @@ def trace(fn, name: str | None = None, call=None) -> Program:
     raise retrace_limit_error(_identifier(name or getattr(fn, "__name__", "program")))
 
 
-def _trace_once(fn, name, call, plan: ShapePlan) -> Program:
+def _trace_once(fn, name, call, plan: ShapePlan, debug) -> Program:
     program = Program(_identifier(name or getattr(fn, "__name__", "program")))
+    program.debug = debug
     with tracing(program, plan) as builder:
         args = []
         for param in inspect.signature(fn).parameters.values():
@@ -77,6 +89,7 @@ def _trace_once(fn, name, call, plan: ShapePlan) -> Program:
         widen_for_conditions(builder, sets_in(None, program))
     check_scoping(program)
     _name_from_source(program)
+    name_checked_tensors(program)
     return program
 
 

@@ -99,9 +99,18 @@ def _components(value, count: int, what: str) -> tuple:
     return (value,) * count
 
 
-def vec(*components) -> Vec:
+def vec(*components: Tensor | float) -> Vec:
     """A vector of 2 to 4 components (tensors or numbers); made of constants it is a variable
-    whose components ``.val`` can update."""
+    whose components ``.val`` can update.
+
+    >>> def lengths():
+    ...     p = tf.input([-1, 2], tf.float32)
+    ...     i, = tf.indices([p.shape[0]])
+    ...     v = tf.vec(p[i, 0], p[i, 1]) * 2.0
+    ...     return tf.sqrt(tf.dot(v, v))
+    >>> tf.compile(lengths)(np.array([[3.0, 4.0], [1.0, 0.0]], np.float32)).numpy
+    array([10.,  2.], dtype=float32)
+    """
     if not 2 <= len(components) <= 4:
         raise ShapeError(f"tf.vec: expected 2 to 4 components, got {len(components)}", user_location())
     return Vec(c if isinstance(c, Tensor) else copy(c) for c in components)

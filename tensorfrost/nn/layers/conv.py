@@ -22,7 +22,10 @@ from ...tracing.api import indices
 from ...tracing.mathfn import max as reduce_max
 from ...tracing.mathfn import min as reduce_min
 from ...tracing.mathfn import select
+from ...tracing.tensor import Tensor
 from ._args import float_arg, int_pair, positive_int, static_dim, tensor_arg
+
+IntPair = int | tuple[int, int]  # a size for both axes, or (rows, columns)
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d"]
 
@@ -52,7 +55,8 @@ def _check_channels(x, weight, groups: int, fn: str) -> None:
                          user_location())
 
 
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
+def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntPair = 1, padding: IntPair = 0,
+           dilation: IntPair = 1, groups: int = 1) -> Tensor:
     """2-D cross-correlation, as ``torch.nn.functional.conv2d``.
 
     Parameters
@@ -71,9 +75,14 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
 
     Example
     -------
-    >>> x = tf.input([-1, 1, 28, 28], tf.float32)
-    >>> w = tf.input([16, 1, 3, 3], tf.float32)
-    >>> y = tf.nn.conv2d(x, w, padding=1)              # [N, 16, 28, 28]
+    >>> def box(x: tf.Arg([-1, 1, -1, -1], tf.float32), w: tf.Arg([1, 1, 2, 2], tf.float32)):
+    ...     return tf.nn.conv2d(x, w, padding=1)        # [N, 1, H + 1, W + 1]
+    >>> y = tf.compile(box)(np.ones((1, 1, 3, 3), np.float32), np.ones((1, 1, 2, 2), np.float32))
+    >>> y.numpy[0, 0]                                   # how many of the 4 taps fall inside
+    array([[1., 2., 2., 1.],
+           [2., 4., 4., 2.],
+           [2., 4., 4., 2.],
+           [1., 2., 2., 1.]], dtype=float32)
     """
     fn = "tf.nn.conv2d"
     x = float_arg(tensor_arg(x, fn, "x", ranks=(4,)), fn, "x")
@@ -122,7 +131,8 @@ def _windows(x, fn: str, kernel_size, stride, padding, dilation):
     return x, (n, c, row, col, inside, tap, geometry)
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
+def max_pool2d(x: Tensor, kernel_size: IntPair, stride: IntPair | None = None, padding: IntPair = 0,
+               dilation: IntPair = 1) -> Tensor:
     """The largest value of each window, as ``torch.nn.functional.max_pool2d``.
 
     ``x`` float32 [N, C, H, W]; ``kernel_size``, ``stride`` (default: the kernel size),
@@ -130,7 +140,10 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
     pairs. Returns float32 [N, C, HO, WO] (sizes as for ``conv2d``). The gradient goes to
     the first largest element of each window in row-major order, as in torch.
 
-    >>> pooled = tf.nn.max_pool2d(features, 2)          # [N, C, H // 2, W // 2]
+    >>> pool = tf.compile(lambda: tf.nn.max_pool2d(tf.input([-1, -1, -1, -1], tf.float32), 2))
+    >>> pool(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)).numpy   # [N, C, H // 2, W // 2]
+    array([[[[ 5.,  7.],
+             [13., 15.]]]], dtype=float32)
     """
     x, (n, c, row, col, inside, tap, geometry) = _windows(x, "tf.nn.max_pool2d", kernel_size, stride, padding,
                                                            dilation)
@@ -143,7 +156,8 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
              j * stride[1] - padding[1] + first % kernel[1] * dilation[1]]
 
 
-def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad: bool = True):
+def avg_pool2d(x: Tensor, kernel_size: IntPair, stride: IntPair | None = None, padding: IntPair = 0,
+               count_include_pad: bool = True) -> Tensor:
     """The mean of each window, as ``torch.nn.functional.avg_pool2d``.
 
     ``x`` float32 [N, C, H, W]; ``kernel_size``, ``stride`` (default: the kernel size) and
@@ -151,7 +165,10 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad: bool =
     ``count_include_pad=False`` a window at the border divides by its pixels inside the
     image only. Returns float32 [N, C, HO, WO].
 
-    >>> smooth = tf.nn.avg_pool2d(image, 3, stride=1, padding=1)
+    >>> pool = tf.compile(lambda: tf.nn.avg_pool2d(tf.input([-1, -1, -1, -1], tf.float32), 2))
+    >>> pool(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)).numpy
+    array([[[[ 2.5,  4.5],
+             [10.5, 12.5]]]], dtype=float32)
     """
     x, (n, c, row, col, inside, _, geometry) = _windows(x, "tf.nn.avg_pool2d", kernel_size, stride, padding, 1)
     kernel = geometry[0]

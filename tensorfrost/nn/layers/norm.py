@@ -12,6 +12,7 @@ from ...tracing.algorithms import mean, reshape, unsqueeze
 from ...tracing.mathfn import float as to_float
 from ...tracing.mathfn import max as maximum
 from ...tracing.mathfn import rsqrt
+from ...tracing.tensor import Tensor
 from ._args import check_dim, float_arg, tensor_arg
 
 __all__ = ["layer_norm", "batch_norm"]
@@ -43,7 +44,8 @@ def _normalized_axes(x, normalized_shape, fn: str) -> int:
                         f"{normalized_shape!r}", user_location())
 
 
-def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+def layer_norm(x: Tensor, normalized_shape: int | list[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Layer normalization, as ``torch.nn.functional.layer_norm``: each sample is shifted and
     scaled to mean 0 and (biased) variance 1 over its trailing axes, then ``* weight + bias``.
 
@@ -57,8 +59,14 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     eps : float
         Added to the variance.
 
-    >>> h = tf.nn.layer_norm(h, [64], gamma, beta)        # h [B, T, 64]
-    >>> h = tf.nn.layer_norm(h, -1)                       # last axis, any size, no affine
+    >>> norm = tf.compile(lambda: tf.nn.layer_norm(tf.input([-1, -1], tf.float32), -1))   # last axis, no affine
+    >>> x = np.array([[1, 2, 3], [10, 10, 40]], np.float32)
+    >>> np.round(norm(x).numpy, 4)
+    array([[-1.2247,  0.    ,  1.2247],
+           [-0.7071, -0.7071,  1.4142]], dtype=float32)
+    >>> np.round((x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5), 4)
+    array([[-1.2247,  0.    ,  1.2247],
+           [-0.7071, -0.7071,  1.4142]], dtype=float32)
     """
     fn = "tf.nn.layer_norm"
     x = float_arg(tensor_arg(x, fn, "x"), fn, "x")
@@ -85,8 +93,9 @@ def _channel_mean(x):
     return mean(m, axis=0)
 
 
-def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None, training: bool = False,
-               momentum: float = 0.1, eps: float = 1e-5):
+def batch_norm(x: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor | tuple[Tensor, Tensor, Tensor]:
     """Batch normalization, as ``torch.nn.functional.batch_norm``, per channel (axis 1) of
     ``x`` [N, C] or [N, C, ...].
 
@@ -98,8 +107,12 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None, t
     ``running_var`` (both needed) and returns ``y``. ``weight`` and ``bias`` [C] scale and
     shift the result.
 
-    >>> y, mean, var = tf.nn.batch_norm(x, mean, var, gamma, beta, training=True)
-    >>> y = tf.nn.batch_norm(x, mean, var, gamma, beta)               # evaluation
+    >>> def train(x: tf.Arg([-1, 1], tf.float32), mean: tf.Arg([1], tf.float32), var: tf.Arg([1], tf.float32)):
+    ...     return list(tf.nn.batch_norm(x, mean, var, training=True))
+    >>> y, mean, var = tf.compile(train)(np.array([[1], [3]], np.float32), np.zeros(1, np.float32),
+    ...                                  np.ones(1, np.float32))
+    >>> np.round(y.numpy[:, 0], 4), np.round(mean.numpy, 4), np.round(var.numpy, 4)   # var of [1, 3]: 2 unbiased
+    (array([-1.,  1.], dtype=float32), array([0.2], dtype=float32), array([1.1], dtype=float32))
     """
     fn = "tf.nn.batch_norm"
     x = float_arg(tensor_arg(x, fn, "x", ranks=(2, 3, 4, 5)), fn, "x")
