@@ -115,7 +115,7 @@ def text(text: str) -> None:
     _imgui().text_unformatted(str(text))
 
 
-def slider(label: str, value, minimum, maximum):
+def slider(label: str, value: int | float, minimum: int | float, maximum: int | float) -> int | float:
     """A slider from ``minimum`` to ``maximum``; returns its value (an int slider if all three
     are ints, else a float one)."""
     imgui = _imgui()
@@ -137,8 +137,9 @@ def checkbox(label: str, value: bool) -> bool:
     return bool(_imgui().checkbox(str(label), bool(value))[1])
 
 
-def plotlines(label: str, values, values_offset: int = 0, overlay_text: str = "", scale_min: float | None = None,
-              scale_max: float | None = None, graph_size=(0.0, 0.0), stride: int = 4) -> None:
+def plotlines(label: str, values: np.ndarray | list, values_offset: int = 0, overlay_text: str = "",
+              scale_min: float | None = None, scale_max: float | None = None,
+              graph_size: tuple[float, float] = (0.0, 0.0), stride: int = 4) -> None:
     """A line plot of ``values`` (a 1-D float array); the scale is the values' range unless given."""
     imgui = _imgui()
     array = np.ascontiguousarray(np.asarray(values, dtype=np.float32).reshape(-1))

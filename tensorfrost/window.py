@@ -261,7 +261,7 @@ def is_key_pressed(key: int) -> bool:
     return display.glfw.get_key(display.window.handle, int(key)) == display.glfw.PRESS
 
 
-def render_frame(image=None) -> None:
+def render_frame(image: TensorMemory | np.ndarray | None = None) -> None:
     """Show ``image`` (a [height, width, 3] float32 tensor of any backend, or numpy array),
     stretched to the window; with no image, the last one again. Also polls input events."""
     display = _shown()
@@ -338,7 +338,7 @@ class Recording:
             self.file.discard()
 
 
-def record(path, fps: float = 30) -> Recording:
+def record(path: str | os.PathLike, fps: float = 30) -> Recording:
     """Record the window's frames into an H.264 video at ``path`` (.mp4, .mkv or .mov),
     played at ``fps`` frames per second: one video frame per ``render_frame`` in the ``with``
     block, ImGui panels included. Needs imageio-ffmpeg (``pip install "tensorfrost[video]"``).

@@ -14,17 +14,16 @@ tensor is the axis of length n. Normalization is numpy's "backward": ``ifft`` an
         power = tf.fft.real(spectrum) ** 2 + tf.fft.imag(spectrum) ** 2
         return [spectrum, back, power]
 
-Lengths that are powers of two run a Stockham FFT: a radix-4 pass per kernel (radix 2 for
-the first pass when log2 n is odd), a host loop over the log4 n passes, twiddles from two
-small tables of exact angles (errors of a few roundoffs times log2 n). Other
-lengths (below 2^30) use Bluestein's chirp-z transform: a convolution done with three
-power-of-two FFTs of length m >= 2n - 1, so about 6x the time of a power of two near n.
-A length known only when the program runs (``tf.input([-1, ...])``) compiles both
-algorithms and the host picks one per call; a static length compiles only its own. Every
-transform is batched over the other axes (which may be empty: an empty result), and
-``tf.grad`` differentiates through all of them (the passes are values carried by a loop,
-which the gradient runs backwards). As in numpy, a transformed axis of length 0 is an error
-(when the program runs, for a length known only then).
+Lengths that are powers of two run a Stockham FFT: a radix-4 pass per kernel (radix 2 first
+when log2 n is odd), a host loop over the passes, twiddles from two small tables of exact
+angles (errors of a few roundoffs times log2 n). Other lengths (below 2^30) use Bluestein's
+chirp-z transform: three power-of-two FFTs of length m >= 2n - 1, about 6x the time of a
+power of two near n. A length known only when the program runs (``tf.input([-1, ...])``)
+compiles both algorithms and the host picks one per call; a static length compiles only
+its own. Every transform is batched over the other axes (which may be empty: an empty
+result), and ``tf.grad`` differentiates through all of them (the passes are values carried
+by a loop, which the gradient runs backwards). As in numpy, a transformed axis of length 0
+is an error (when the program runs, for a length known only then).
 
 Dtypes: float32 and float64 transform in their own precision and give their dtype back
 (float64: twiddles, chirps and scales in float64 too, errors of a few 2^-53 times log2 n);
@@ -49,6 +48,8 @@ from ..tracing.mathfn import int as to_int
 from ..tracing.mathfn import max as maximum
 from ..tracing.mathfn import round as to_round
 from ..tracing.tensor import Tensor, node_of
+
+__all__ = ["complex", "real", "imag", "fft", "ifft", "fft2", "ifft2", "rfft", "irfft", "rfft2", "irfft2"]
 
 # -- complex helpers ----------------------------------------------------------------------------
 

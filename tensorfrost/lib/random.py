@@ -49,6 +49,9 @@ from ..tracing.mathfn import int as to_int
 from ..tracing.tensor import Tensor
 from .sort import argsort
 
+Shape = list[int | Tensor] | tuple[int | Tensor, ...]  # a shape: ints, or dims of other tensors
+Seed = int | Tensor  # a Python int, or a uint32/int32 tensor (a program input, to change per call)
+
 __all__ = ["bits", "rand", "randn", "rand_int", "dropout_mask", "rand_like", "randn_like", "rand_int_like",
            "permutation", "shuffle", "Generator"]
 
@@ -80,7 +83,7 @@ def _seed_key(seed) -> Tensor:
     return const(seed % 2**32, (), dt.uint32)
 
 
-def bits(shape, seed=0, stream: int | None = None) -> Tensor:
+def bits(shape: Shape, seed: Seed = 0, stream: int | None = None) -> Tensor:
     """Uniform random uint32 of ``shape``: every 32-bit pattern equally likely.
 
     >>> tf.compile(lambda: tf.random.bits([3], seed=7))().numpy
@@ -119,7 +122,7 @@ def _check_bounds(where: str, low, high) -> None:
                             user_location())
 
 
-def rand(shape, seed=0, stream: int | None = None) -> Tensor:
+def rand(shape: Shape, seed: Seed = 0, stream: int | None = None) -> Tensor:
     """Uniform float32 in [0, 1) of ``shape`` (multiples of 2^-24).
 
     The numbers are a function of ``seed`` and the call's stream alone: a compiled program
@@ -138,7 +141,7 @@ def rand(shape, seed=0, stream: int | None = None) -> Tensor:
     return _unit(bits(shape, seed, stream))
 
 
-def randn(shape, seed=0, stream: int | None = None) -> Tensor:
+def randn(shape: Shape, seed: Seed = 0, stream: int | None = None) -> Tensor:
     """Standard normal float32 of ``shape`` (Box-Muller on two hashes of each element).
     The same seed gives the same numbers on every call (see ``rand``).
 
@@ -148,7 +151,7 @@ def randn(shape, seed=0, stream: int | None = None) -> Tensor:
     return _normal(bits(shape, seed, stream))
 
 
-def rand_int(shape, low: int, high: int, seed=0, stream: int | None = None) -> Tensor:
+def rand_int(shape: Shape, low: int, high: int, seed: Seed = 0, stream: int | None = None) -> Tensor:
     """Uniform int32 in [low, high) of ``shape`` (bias below (high - low) / 2^32). The same
     seed gives the same numbers on every call (see ``rand``).
 
@@ -162,7 +165,7 @@ def rand_int(shape, low: int, high: int, seed=0, stream: int | None = None) -> T
     return to_int(offset + uint(const(low % 2**32, (), dt.uint32)))  # wraps as uint32, then as int32
 
 
-def dropout_mask(shape, rate: float, seed=0, stream: int | None = None) -> Tensor:
+def dropout_mask(shape: Shape, rate: float, seed: Seed = 0, stream: int | None = None) -> Tensor:
     """A float32 mask of ``shape``: 0 with probability ``rate``, else 1 / (1 - rate), so that
     ``x * mask`` keeps the expected value of ``x``. The same seed gives the same mask on
     every call (see ``rand``): pass a seed input that changes each training step.
@@ -182,7 +185,7 @@ def dropout_mask(shape, rate: float, seed=0, stream: int | None = None) -> Tenso
     return select(rand(shape, seed, stream) < rate, 0.0, 1.0 / (1.0 - rate))
 
 
-def rand_like(x: Tensor, seed=0, stream: int | None = None) -> Tensor:
+def rand_like(x: Tensor, seed: Seed = 0, stream: int | None = None) -> Tensor:
     """``rand(x.shape, seed, stream)``: uniform float32 in [0, 1) of ``x``'s shape.
 
     >>> tf.compile(lambda: tf.random.rand_like(tf.input([-1], tf.float32), 7))(np.zeros(3, np.float32)).numpy
@@ -191,7 +194,7 @@ def rand_like(x: Tensor, seed=0, stream: int | None = None) -> Tensor:
     return rand(x.shape, seed, stream)
 
 
-def randn_like(x: Tensor, seed=0, stream: int | None = None) -> Tensor:
+def randn_like(x: Tensor, seed: Seed = 0, stream: int | None = None) -> Tensor:
     """``randn(x.shape, seed, stream)``: standard normal float32 of ``x``'s shape.
 
     >>> tf.compile(lambda: tf.random.randn_like(tf.input([-1], tf.float32), 7))(np.zeros(3, np.float32)).shape
@@ -200,7 +203,7 @@ def randn_like(x: Tensor, seed=0, stream: int | None = None) -> Tensor:
     return randn(x.shape, seed, stream)
 
 
-def rand_int_like(x: Tensor, low: int, high: int, seed=0, stream: int | None = None) -> Tensor:
+def rand_int_like(x: Tensor, low: int, high: int, seed: Seed = 0, stream: int | None = None) -> Tensor:
     """``rand_int(x.shape, low, high, seed, stream)``: uniform int32 in [low, high).
 
     >>> digits = tf.compile(lambda: tf.random.rand_int_like(tf.input([-1], tf.float32), 0, 10, 7))
@@ -210,7 +213,7 @@ def rand_int_like(x: Tensor, low: int, high: int, seed=0, stream: int | None = N
     return rand_int(x.shape, low, high, seed, stream)
 
 
-def permutation(n, seed=0, stream: int | None = None) -> Tensor:
+def permutation(n: int | Tensor, seed: Seed = 0, stream: int | None = None) -> Tensor:
     """A random permutation of ``0 .. n-1`` as int32 of shape [n]: the stable argsort of
     ``n`` random words (``tf.sort.argsort``), so every order is equally likely up to ties
     between 32-bit words (about n^2 / 2^33 pairs, which keep their order).
@@ -231,7 +234,7 @@ def permutation(n, seed=0, stream: int | None = None) -> Tensor:
     return argsort(bits([n], seed, stream))
 
 
-def shuffle(x: Tensor, seed=0, axis: int = 0, stream: int | None = None) -> Tensor:
+def shuffle(x: Tensor, seed: Seed = 0, axis: int = 0, stream: int | None = None) -> Tensor:
     """``x`` with its slices along ``axis`` in a random order (``permutation`` of that axis)::
 
         shuffled = tf.random.shuffle(samples, seed)   # rows permuted, each row intact
