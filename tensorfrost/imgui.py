@@ -98,6 +98,13 @@ def begin(name: str) -> None:
         damping = tf.imgui_slider("damping", damping, 0.9, 1.0)
         tf.imgui_end()
         tf.render_frame(image)
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui_text("a panel")
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
     """
     imgui = _imgui()
     # ImGui sizes a new panel once, from its first frame, when the text is at its shortest
@@ -106,18 +113,45 @@ def begin(name: str) -> None:
 
 
 def end() -> None:
-    """End the panel that ``begin`` started."""
+    """End the panel that ``begin`` started.
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui_text("the panel ends below")
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     _imgui().end()
 
 
 def text(text: str) -> None:
-    """A line of text in the panel."""
+    """A line of text in the panel.
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui_text("0 frames/s")
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     _imgui().text_unformatted(str(text))
 
 
 def slider(label: str, value: int | float, minimum: int | float, maximum: int | float) -> int | float:
     """A slider from ``minimum`` to ``maximum``; returns its value (an int slider if all three
-    are ints, else a float one)."""
+    are ints, else a float one).
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui_slider("damping", 0.95, 0.9, 1.0)   # (ImGui keeps a float32)
+    0.949999988079071
+    >>> tf.imgui_slider("steps", 3, 1, 10)
+    3
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     imgui = _imgui()
     numbers = (value, minimum, maximum)
     if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in numbers):
@@ -128,19 +162,45 @@ def slider(label: str, value: int | float, minimum: int | float, maximum: int | 
 
 
 def button(label: str) -> bool:
-    """A button; True in the frame it was clicked."""
+    """A button; True in the frame it was clicked.
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui_button("reset")                     # not clicked in this frame
+    False
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     return bool(_imgui().button(str(label)))
 
 
 def checkbox(label: str, value: bool) -> bool:
-    """A checkbox; returns whether it is checked."""
+    """A checkbox; returns whether it is checked.
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui_checkbox("paused", True)
+    True
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     return bool(_imgui().checkbox(str(label), bool(value))[1])
 
 
 def plotlines(label: str, values: np.ndarray | list, values_offset: int = 0, overlay_text: str = "",
               scale_min: float | None = None, scale_max: float | None = None,
               graph_size: tuple[float, float] = (0.0, 0.0), stride: int = 4) -> None:
-    """A line plot of ``values`` (a 1-D float array); the scale is the values' range unless given."""
+    """A line plot of ``values`` (a 1-D float array); the scale is the values' range unless given.
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui_plotlines("loss", np.array([3.0, 2.0, 1.5], np.float32))
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     imgui = _imgui()
     array = np.ascontiguousarray(np.asarray(values, dtype=np.float32).reshape(-1))
     big = float(np.finfo(np.float32).max)  # ImGui's "from the data"
@@ -150,18 +210,44 @@ def plotlines(label: str, values: np.ndarray | list, values_offset: int = 0, ove
 
 
 def scale_all_sizes(scale: float) -> None:
-    """Scale every ImGui size (padding, spacing...) by ``scale``, e.g. for a high-DPI screen."""
+    """Scale every ImGui size (padding, spacing...) by ``scale``, e.g. for a high-DPI screen.
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui.scale_all_sizes(1.0)
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     _imgui().get_style().scale_all_sizes(float(scale))
 
 
 def color_picker3(label: str, color):
-    """An RGB colour picker; returns the colour as a float32 array of 3 values in [0, 1]."""
+    """An RGB colour picker; returns the colour as a float32 array of 3 values in [0, 1].
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui.color_picker3("tint", [1.0, 0.5, 0.0])
+    array([1. , 0.5, 0. ], dtype=float32)
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     values = _color(color, 3, "color_picker3")
     return np.array(_imgui().color_picker3(str(label), values)[1], np.float32)
 
 
 def color_picker4(label: str, color):
-    """An RGBA colour picker; returns the colour as a float32 array of 4 values in [0, 1]."""
+    """An RGBA colour picker; returns the colour as a float32 array of 4 values in [0, 1].
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui.color_picker4("tint", [1.0, 0.5, 0.0, 1.0])
+    array([1. , 0.5, 0. , 1. ], dtype=float32)
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     imgui = _imgui()
     picked = imgui.color_picker4(str(label), imgui.ImVec4(*_color(color, 4, "color_picker4")))[1]
     return np.array([picked.x, picked.y, picked.z, picked.w], np.float32)
@@ -169,7 +255,15 @@ def color_picker4(label: str, color):
 
 def add_background_text(text: str, position, color) -> None:
     """Text drawn on the window under the widgets: at ``position`` (x, y pixels from the
-    top-left corner), in ``color`` (r, g, b, a in [0, 1])."""
+    top-left corner), in ``color`` (r, g, b, a in [0, 1]).
+
+    >>> tf.show_window(320, 200)
+    >>> tf.imgui_begin("controls")
+    >>> tf.imgui.add_background_text("under the widgets", (10, 180), (1, 1, 1, 1))
+    >>> tf.imgui_end()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     imgui = _imgui()
     r, g, b, a = _color(color, 4, "add_background_text")
     x, y = (float(v) for v in position)

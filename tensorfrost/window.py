@@ -203,7 +203,13 @@ def _shown() -> _Display:
 
 
 def show(width: int, height: int, title: str = "TensorFrost") -> None:
-    """Open the window (or resize and retitle the one that is open)."""
+    """Open the window (or resize and retitle the one that is open).
+
+    >>> tf.show_window(64, 48, "example")
+    >>> tf.get_window_size()
+    (64, 48)
+    >>> tf.hide_window()
+    """
     global _display
     for name, value in (("width", width), ("height", height)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value <= 16384:
@@ -216,7 +222,13 @@ def show(width: int, height: int, title: str = "TensorFrost") -> None:
 
 
 def hide() -> None:
-    """Close the window (``show`` opens a new one)."""
+    """Close the window (``show`` opens a new one).
+
+    >>> tf.show_window(64, 48)
+    >>> tf.hide_window()
+    >>> tf.window_should_close()          # no window is open now
+    True
+    """
     global _display
     if _display is not None and _display.open:
         _display.close()
@@ -225,7 +237,13 @@ def hide() -> None:
 
 def should_close() -> bool:
     """True once the user asked to close the window (its close button), or when none is open;
-    the window is then closed."""
+    the window is then closed.
+
+    >>> tf.show_window(64, 48)
+    >>> tf.window_should_close()
+    False
+    >>> tf.hide_window()
+    """
     if _display is None or not _display.open:
         return True
     _display.glfw.poll_events()
@@ -236,19 +254,38 @@ def should_close() -> bool:
 
 
 def get_size() -> tuple[int, int]:
-    """The window's size in screen coordinates: (width, height)."""
+    """The window's size in screen coordinates: (width, height).
+
+    >>> tf.show_window(64, 48)
+    >>> tf.get_window_size()
+    (64, 48)
+    >>> tf.hide_window()
+    """
     display = _shown()
     return tuple(display.glfw.get_window_size(display.window.handle))
 
 
 def get_mouse_position() -> tuple[float, float]:
-    """The cursor's position in the window, in pixels from its top-left corner: (x, y)."""
+    """The cursor's position in the window, in pixels from its top-left corner: (x, y).
+
+    >>> tf.show_window(64, 48)
+    >>> x, y = tf.get_mouse_position()
+    >>> type(x).__name__, type(y).__name__
+    ('float', 'float')
+    >>> tf.hide_window()
+    """
     display = _shown()
     return tuple(display.glfw.get_cursor_pos(display.window.handle))
 
 
 def is_mouse_button_pressed(button: int) -> bool:
-    """True while ``button`` (tf.MOUSE_BUTTON_0, 1 or 2) is held down, outside ImGui's widgets."""
+    """True while ``button`` (tf.MOUSE_BUTTON_0, 1 or 2) is held down, outside ImGui's widgets.
+
+    >>> tf.show_window(64, 48)
+    >>> tf.is_mouse_button_pressed(tf.MOUSE_BUTTON_0)
+    False
+    >>> tf.hide_window()
+    """
     display = _shown()
     if display.gui is not None and display.gui.wants_mouse():
         return False  # the click is on a widget
@@ -256,14 +293,27 @@ def is_mouse_button_pressed(button: int) -> bool:
 
 
 def is_key_pressed(key: int) -> bool:
-    """True while ``key`` (tf.KEY_A, tf.KEY_SPACE, ...) is held down."""
+    """True while ``key`` (tf.KEY_A, tf.KEY_SPACE, ...) is held down.
+
+    >>> tf.show_window(64, 48)
+    >>> tf.is_key_pressed(tf.KEY_SPACE)
+    False
+    >>> tf.hide_window()
+    """
     display = _shown()
     return display.glfw.get_key(display.window.handle, int(key)) == display.glfw.PRESS
 
 
 def render_frame(image: TensorMemory | np.ndarray | None = None) -> None:
     """Show ``image`` (a [height, width, 3] float32 tensor of any backend, or numpy array),
-    stretched to the window; with no image, the last one again. Also polls input events."""
+    stretched to the window; with no image, the last one again. Also polls input events.
+
+    >>> tf.show_window(64, 48)
+    >>> tf.render_frame(np.full((2, 2, 3), 0.5, np.float32))   # stretched to 64 x 48
+    >>> tf.window.read_frame()[0, 0]
+    array([128, 128, 128], dtype=uint8)
+    >>> tf.hide_window()
+    """
     display = _shown()
     display.display_start = time.perf_counter()
     if image is not None:
@@ -281,6 +331,13 @@ def read_frame() -> np.ndarray:
 
         tf.render_frame(image)
         pixels = tf.window.read_frame()   # pixels[0] is the window's bottom row
+
+    >>> tf.show_window(64, 48)
+    >>> tf.render_frame(np.ones((48, 64, 3), np.float32))
+    >>> frame = tf.window.read_frame()
+    >>> frame.shape, frame.dtype, int(frame.min())
+    ((48, 64, 3), dtype('uint8'), 255)
+    >>> tf.hide_window()
     """
     display = _shown()
     if not display.recording:
@@ -294,12 +351,26 @@ def read_frame() -> np.ndarray:
 
 def show_fps(show: bool = True) -> None:
     """Draw the frame rate and the share of each frame spent outside ``render_frame`` (in
-    the program) in the window's top-left corner, over the image (needs imgui-bundle)."""
+    the program) in the window's top-left corner, over the image (needs imgui-bundle).
+
+    >>> tf.show_window(320, 200)
+    >>> tf.window.show_fps()
+    >>> tf.render_frame(np.zeros((200, 320, 3), np.float32))
+    >>> tf.hide_window()
+    """
     _shown().overlay = bool(show)
 
 
 def fps() -> float:
-    """Frames per second, over the last 60 frames (0 before the second frame)."""
+    """Frames per second, over the last 60 frames (0 before the second frame).
+
+    >>> tf.show_window(64, 48)
+    >>> for _ in range(3):
+    ...     tf.render_frame(np.zeros((48, 64, 3), np.float32))
+    >>> tf.window.fps() > 0
+    True
+    >>> tf.hide_window()
+    """
     display = _shown()
     return len(display.frame_times) / sum(display.frame_times) if display.frame_times else 0.0
 
@@ -307,7 +378,17 @@ def fps() -> float:
 class Recording:
     """A video of the window being written (``record``): a context manager. Each frame shown
     by ``render_frame`` inside its ``with`` block, ImGui included, is appended; the file
-    appears when the block ends, and not at all when it ends with an error."""
+    appears when the block ends, and not at all when it ends with an error.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "out.mp4")
+    >>> tf.show_window(64, 48)
+    >>> with tf.window.record(path) as recording:
+    ...     tf.render_frame(np.zeros((48, 64, 3), np.float32))
+    >>> type(recording).__name__, os.path.getsize(path) > 0
+    ('Recording', True)
+    >>> tf.hide_window()
+    """
 
     def __init__(self, display: _Display, file: video.VideoFile):
         self.display, self.file = display, file
@@ -351,6 +432,16 @@ def record(path: str | os.PathLike, fps: float = 30) -> Recording:
             for _ in range(120):
                 u, v, image = step(u, v, poke)
                 tf.render_frame(image)
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "out.mp4")
+    >>> tf.show_window(64, 48)
+    >>> with tf.window.record(path, fps=30):
+    ...     for k in range(3):
+    ...         tf.render_frame(np.full((48, 64, 3), k / 2, np.float32))
+    >>> os.path.getsize(path) > 0
+    True
+    >>> tf.hide_window()
     """
     display = _shown()
     return Recording(display, video.VideoFile(path, fps))
@@ -384,13 +475,29 @@ def save_frame(path: str) -> None:
         tf.imgui_end()
         tf.render_frame(image)
         tf.window.save_frame("last.png")   # the image and the panel
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "frame.png")
+    >>> tf.show_window(64, 48)
+    >>> tf.render_frame(np.zeros((48, 64, 3), np.float32))
+    >>> tf.window.save_frame(path)
+    >>> os.path.getsize(path) > 0
+    True
+    >>> tf.hide_window()
     """
     save_png(path, read_frame()[::-1])
 
 
 def save_png(path: str, rgb: np.ndarray) -> None:
     """Write an 8-bit RGB image ([height, width, 3] uint8, row 0 at the top) as a PNG. The
-    file appears whole or not at all (written beside it, then renamed)."""
+    file appears whole or not at all (written beside it, then renamed).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "red.png")
+    >>> tf.window.save_png(path, np.tile(np.array([255, 0, 0], np.uint8), (2, 3, 1)))
+    >>> os.path.getsize(path) > 0
+    True
+    """
     rgb = np.asarray(rgb)
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ArgumentError(f"save_png: rgb must be a [height, width, 3] uint8 array, got {rgb.dtype} "

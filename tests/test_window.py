@@ -3,6 +3,7 @@ of known pixels read back from the framebuffer, on both backends; size and resiz
 keyboard events sent through the X server (xdotool) reach the input queries; the close
 request; clear errors."""
 
+import doctest
 import shutil
 import subprocess
 
@@ -370,3 +371,35 @@ def test_with_a_display_opengl_tensors_are_drawn_from_their_buffers(x_display, t
     lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
     assert lines["difference"] == "0 downloads 0", result.stdout  # 8-bit rounding of exact values: exact
     assert float(lines["after"]) == 0.0, result.stdout  # halving is exact in float32
+
+
+# What window.py calls to run ImGui: not the user's API
+IMGUI_PLUMBING = {"Gui", "open_gui", "close_gui"}
+
+
+def _window_api() -> dict:
+    """Every public function and class of tf.window and tf.imgui (the names tf.show_window,
+    tf.imgui_begin, ... are these)."""
+    found = {}
+    for module in (tf.window, tf.imgui):
+        for name, obj in vars(module).items():
+            if not name.startswith("_") and name not in IMGUI_PLUMBING and callable(obj) \
+                    and getattr(obj, "__module__", None) == module.__name__:
+                found[f"{module.__name__}.{name}"] = obj
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(_window_api()))
+def test_the_window_api_examples_run(x_display, name):
+    """The docstring examples of the window's names (which tests/test_docstring_examples.py
+    leaves to this file: they need a display), run as doctests in a window of Xvfb."""
+    tests = [t for t in doctest.DocTestFinder().find(_window_api()[name], name, globs={"tf": tf, "np": np})
+             if t.examples]
+    assert tests, f"{name} has no docstring with a '>>>' example"
+    report = []
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    try:
+        failed = sum(runner.run(test, out=report.append).failed for test in tests)
+    finally:
+        tf.hide_window()
+    assert failed == 0, "".join(report)
