@@ -96,6 +96,8 @@ def test_kernel_program_error_shows_the_users_line(backend, default_mode):
     lines = user_lines(info.value)
     assert line_of(build, "return s + b") in lines  # the line in the kernel program's body
     assert line_of(build, "@tf.kernel_program") in lines
+    body = next(f for f in frames_of(info.value) if f.lineno == line_of(build, "return s + b"))
+    assert body.name == "scaled_sum"  # the frame has the function's name, not its rewritten twin's
 
 
 def test_unsupported_construct_in_kernel_program(backend, default_mode):

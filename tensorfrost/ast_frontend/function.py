@@ -155,15 +155,15 @@ def _compile(fn) -> Compiled:
     # The factory is never run: it only makes the twin close over the runtime and the cells.
     # The twin is defined under another name, so that the function's own name, inside it,
     # still means the global (a recursive helper calls itself through it).
-    rewritten.name = "_tf_twin"
+    name, rewritten.name = fn_def.name, "_tf_twin"  # (fn_def may be the node renamed here)
     factory = gast.parse(f"def _tf_make({', '.join((RUNTIME, *fn.__code__.co_freevars))}):\n    pass").body[0]
     factory.body = [rewritten]
     module = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=[factory], type_ignores=[])))
     code = compile(module, filename, "exec")
     make = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == "_tf_make")
     inner = next(c for c in make.co_consts if isinstance(c, types.CodeType) and c.co_name == "_tf_twin")
-    inner = inner.replace(co_name=fn_def.name, co_qualname=fn.__qualname__) if hasattr(inner, "co_qualname") \
-        else inner.replace(co_name=fn_def.name)
+    inner = inner.replace(co_name=name, co_qualname=fn.__qualname__) if hasattr(inner, "co_qualname") \
+        else inner.replace(co_name=name)
     return Compiled(inner, source, tree, filename)
 
 
