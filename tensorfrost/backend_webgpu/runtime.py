@@ -348,6 +348,7 @@ class WebGpuBackend:
 
     name = "webgpu"
     _fence = None  # the word ``wait`` reads (made on the first profiled call)
+    _idle = True  # nothing submitted since the queue was last seen done (by ``wait`` or ``read``)
 
     def __init__(self):
         found = context.context()
@@ -434,6 +435,7 @@ class WebGpuBackend:
             self.device.queue.write_buffer(self.uniforms, 0, bytes(self._rows))
         encoder, self._encoder, self._rows = self._encoder, None, bytearray()
         self.device.queue.submit([encoder.finish()])
+        self._idle = False
 
     def read(self, storage: WgpuBuffer, dtype: dt.DType, first: int, count: int) -> np.ndarray:
         """``count`` elements of ``dtype`` from element ``first`` (after the work recorded so far)."""
@@ -443,6 +445,7 @@ class WebGpuBackend:
             self.flush()
             start, end = first * dtype.itemsize, (first + count) * dtype.itemsize  # (copied in whole words)
             data = self.device.queue.read_buffer(storage.buffer, start // 4 * 4, -(-end // 4) * 4 - start // 4 * 4)
+            self._idle = True  # (the read came after all the work submitted before it)
         return np.frombuffer(data, dtype=dtype.storage, count=count, offset=start % 4).copy()
 
     # -- the backend interface --------------------------------------------------------------------
@@ -467,9 +470,15 @@ class WebGpuBackend:
 
     def wait(self) -> None:
         """Submit the work recorded so far and block until the device has done it (profiling):
-        a read of a word waits for the queue (wgpu 0.32's on_submitted_work_done_sync fails)."""
+        a read of a word waits for the queue (wgpu 0.32's on_submitted_work_done_sync fails).
+        With nothing submitted since the queue was last seen done (the wait before a dispatch,
+        after the wait that ended the one before), there is nothing to wait for: the read's
+        round trip would be counted as the program's time and no kernel's."""
         with self.lock:
+            if self._encoder is None and self._idle:
+                return
             self.flush()
             if self._fence is None:
                 self._fence = self.device.create_buffer(size=4, usage=self.wgpu.BufferUsage.COPY_SRC)
             self.device.queue.read_buffer(self._fence, 0, 4)
+            self._idle = True
