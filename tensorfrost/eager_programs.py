@@ -22,7 +22,7 @@ from .ast_frontend import semantics
 from .eager import BINARY, PYTHON_MEANING, UNARY
 from .ir import dtypes as dt
 from .ir.errors import DTypeError, ShapeError
-from .program import TensorProgram
+from .program import TensorProgram, build_conditions
 from .runtime import TensorMemory, as_array
 from .tracing import api
 
@@ -81,7 +81,7 @@ def _spelled(name: str) -> str:
 
 
 def _program(name: str, backend, kinds: tuple):
-    key = (name, backend.name, kinds)
+    key = (name, backend.name, kinds, build_conditions())
     program = _programs.get(key)
     if program is None:
         with _lock:

@@ -345,6 +345,15 @@ def _profiling(on: bool) -> None:
 profiler.on_toggle(_profiling)
 
 
+def build_conditions() -> tuple:
+    """What a compiled program depends on besides its function and device: the build options
+    (debug mode, compiler flags) and the optimizations switched off. The caches of compiled
+    programs (eager operations, random generators) key on it, so that a program compiled
+    before ``tf.initialize(..., debug=True)`` or in ``tf.optimizations.disabled(...)`` is not
+    reused outside."""
+    return devices.build_options(), optimizations.disabled_set()
+
+
 def _signature(input_names: list[str]) -> inspect.Signature:
     """The call signature: one parameter per input, in order. An input whose name cannot be a
     keyword (not an identifier, or repeated) is positional-only, and so is every one before it."""

@@ -168,3 +168,19 @@ def test_what_tensors_cannot_do_outside_programs_says_what_to_do_instead():
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         t.no_such_name  # noqa: B018
     assert np.asarray(t).cumsum().tolist() == [0.0, 1.0, 3.0, 6.0]  # (numpy's on the values)
+
+
+def test_an_operation_compiled_before_debug_mode_is_checked_in_it():
+    """The cached program of an operation is one per build: one compiled before
+    tf.initialize(..., debug="nan") is not reused in debug mode (nor after it)."""
+    t = tf.tensor(np.zeros(3, np.float32))
+    assert np.isnan((t / t).numpy).all()
+    tf.initialize(tf.cpu, debug="nan")
+    try:
+        with pytest.raises(tf.DebugNanError, match="NaN or Inf"):
+            t / t
+        g = tf.random.Generator(3)
+        np.testing.assert_array_equal(g.rand([4]).numpy, tf.random.Generator(3).rand([4]).numpy)
+    finally:
+        tf.initialize(tf.cpu)
+    assert np.isnan((t / t).numpy).all()

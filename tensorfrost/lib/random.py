@@ -39,7 +39,7 @@ from ..ir import dtypes as dt
 from ..ir.builder import current
 from ..ir.errors import ArgumentError, user_location
 from ..ir.shapes import static_value
-from ..program import TensorProgram
+from ..program import TensorProgram, build_conditions
 from ..tracing.api import const, indices
 from ..tracing.api import input as tensor_input
 from ..tracing.helpers import element_index
@@ -289,7 +289,7 @@ def _draw_program(draw: str, rank: int):
     the shape (int32 [rank]), the key and salt (uint32 [2]) and, for ``rand_int``, the span
     and low bound as uint32 words (so that one program serves every bound)."""
     device = devices.current_device()
-    cache_key = (draw, rank, device.name)
+    cache_key = (draw, rank, device.name, build_conditions())
     program = _programs.get(cache_key)
     if program is None:
         with _programs_lock:
