@@ -16,6 +16,7 @@ import operator
 import numpy as np
 
 from . import backend as devices
+from . import tracebacks
 from .ir import dtypes as dt
 from .ir.errors import TensorFrostError
 
@@ -126,6 +127,7 @@ class ArrayMethods:
         """
         return self.numpy.tolist()
 
+    @tracebacks.user_facing
     def astype(self, dtype: dt.DType | str | type) -> ArrayMethods:
         """The values converted to ``dtype`` (as inside a program: floats to integers truncate
         toward zero), a new tensor on the same backend.
@@ -187,6 +189,7 @@ class ArrayMethods:
     def __reduce__(self):
         return _rebuilt, (self.numpy, self.backend.name)
 
+    @tracebacks.user_facing
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         name = UFUNCS.get(ufunc) or MATH_UFUNCS.get(ufunc)
         if method == "__call__" and name is not None and not kwargs:
@@ -212,4 +215,4 @@ def _binary_methods():
 
 
 for _name, _method in _binary_methods().items():
-    setattr(ArrayMethods, _name, _method)
+    setattr(ArrayMethods, _name, tracebacks.user_facing(_method))  # (errors show the user's line, not ours)

@@ -181,3 +181,11 @@ def test_a_call_under_a_profile_shows_only_user_frames(backend, default_mode):
             prog(np.zeros((2, 2), np.float32))
     assert internal_frames(info.value) == []
     assert line_of(test_a_call_under_a_profile_shows_only_user_frames, "prog(np.zeros((2, 2)") in user_lines(info.value)
+
+
+def test_an_eager_operations_error_shows_only_user_frames(default_mode):
+    a, b = tf.tensor(np.zeros(3, np.float32)), tf.tensor(np.zeros(4, np.float32))
+    with pytest.raises(tf.ShapeError, match="do not broadcast") as info:
+        a + b  # noqa: B018
+    assert internal_frames(info.value) == []
+    assert user_lines(info.value)
