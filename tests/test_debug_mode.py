@@ -92,6 +92,19 @@ def put():
     return put
 
 
+def first_above():
+    @tf.kernel_program
+    def first_above(a: tf.Arg([-1], tf.float32), t: tf.Arg([], tf.float32)):
+        n = a.shape[0]
+        i = 0
+        while i <= n:  # off by one: reads a[n] when no element is above t
+            if a[i] > t:  # the read past the end
+                break
+            i += 1
+        return i
+    return first_above
+
+
 # -- out of range: an error at the user's line -------------------------------------------------------
 
 def test_an_off_by_one_loop_names_the_read_the_index_and_the_shape(debug):
@@ -206,3 +219,12 @@ def test_nan_mode_names_the_kernel_and_the_line(backend):
 def test_debug_accepts_only_its_modes():
     with pytest.raises(tf.TensorFrostError, match="debug must be False, True or \"nan\""):
         tf.initialize(tf.cpu, debug="yes")
+
+
+def test_a_while_on_data_with_an_early_exit_is_checked_only_when_it_runs_past(debug):
+    prog = first_above()
+    a = np.array([0.5, 2.0, 3.0, 1.0], np.float32)
+    assert int(prog(a, 1.5).numpy) == int(np.argmax(a > 1.5))  # it exits before the end: no error
+    with pytest.raises(tf.DebugIndexError, match=r"index 4 on axis 0 of tensor 'a' with shape \[4\]") as error:
+        prog(a, 5.0)
+    assert_names_line(error, line_of("if a[i] > t:"))
