@@ -320,6 +320,26 @@ def test_ctrl_c_while_the_compiler_runs_leaves_nothing_behind(tmp_path):
     assert not [p for p in (tmp_path / "cache").iterdir() if p.name.startswith(".tmp-")]
 
 
+def test_ctrl_c_inside_popen_after_the_fork_still_stops_the_compiler(tmp_path, cache, monkeypatch):
+    """The race the test above could lose: the interrupt lands after the compiler's process
+    exists but before Popen has returned it. It must still be stopped, and nothing left."""
+    child_file = tmp_path / "compiler.pid"
+    slow = _script(tmp_path / "slow-g++", '#!/bin/sh\necho $$ > "$TF_PID"\nexec sleep 60\n')
+    started = subprocess.Popen._execute_child
+
+    def interrupted_on_return(self, *args, **kwargs):
+        started(self, *args, **kwargs)
+        while not child_file.exists() or not child_file.read_text().strip():
+            time.sleep(0.01)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", interrupted_on_return)
+    monkeypatch.setenv("TF_PID", str(child_file))
+    with pytest.raises(KeyboardInterrupt):
+        compiler._run_all([[slow]], slow, 30.0)
+    pid = int(child_file.read_text())
+    assert not os.path.exists(f"/proc/{pid}"), "the compiler's process was left running"
+
+
 def test_a_cache_of_another_cpu_is_never_loaded(cache, monkeypatch):
     """A cache copied from another machine (or a home shared by several): -march=native code
     of another CPU must not run here. The key holds the CPU's features, so it is compiled anew."""

@@ -240,10 +240,15 @@ def _run_all(commands: list[list[str]], text: str, timeout: float) -> list[tuple
                 messages = tempfile.TemporaryFile(mode="w+", errors="replace")
             except OSError as error:
                 raise _no_messages(error) from None
+            # Recorded before it starts: a Ctrl-C that lands inside Popen after the fork still
+            # finds the child (its pid is set as soon as it exists) and stops it below.
+            process = subprocess.Popen.__new__(subprocess.Popen)
+            processes.append((process, messages))
             try:
-                processes.append((subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=messages,
-                                                   stderr=subprocess.STDOUT, start_new_session=True), messages))
+                process.__init__(argv, stdin=subprocess.DEVNULL, stdout=messages, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
             except OSError as error:
+                processes.pop()
                 messages.close()
                 raise _cannot_start(error, argv, text) from None
         deadline = time.monotonic() + timeout
@@ -283,6 +288,8 @@ def _no_messages(error: OSError) -> CompilerSetupError:
 
 
 def _kill(process: subprocess.Popen) -> None:
+    if getattr(process, "pid", None) is None:
+        return  # interrupted before the fork: nothing started
     if process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGKILL)
