@@ -96,3 +96,21 @@ def test_every_module_imports_first_in_a_fresh_interpreter():
                             env=env)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "", result.stdout
+
+
+def test_the_import_leaves_slow_optional_modules_until_used():
+    """ml_dtypes takes about a second to import (its bfloat16 registers numpy casts), and
+    OpenGL, wgpu and imageio are for some programs only: ``import tensorfrost`` and a cpu
+    program load none of them; the first bfloat16 use loads ml_dtypes and gives its dtype."""
+    script = ("import sys\nimport numpy as np, tensorfrost as tf\n"
+              "tf.initialize(tf.cpu)\n"
+              "assert tf.compile(lambda: tf.input([-1], tf.float32) * 2.0)(np.ones(2, np.float32)).numpy[0] == 2\n"
+              "print(sorted(m for m in ('ml_dtypes', 'OpenGL', 'wgpu', 'imageio', 'glfw') if m in sys.modules))\n"
+              "x = tf.tensor(np.arange(3, dtype=np.float32)).astype(tf.bfloat16)\n"
+              "import ml_dtypes\n"
+              "print(x.dtype is tf.bfloat16, x.numpy.dtype == ml_dtypes.bfloat16,"
+              " x.numpy.astype(np.float32).tolist())\n"
+              "print(tf.tensor(np.ones(2, ml_dtypes.bfloat16)).dtype is tf.bfloat16)\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split("\n")[:3] == ["[]", "True True [0.0, 1.0, 2.0]", "True"], result.stdout

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import enum
 import functools
+import importlib
+import sys
 
-import ml_dtypes
 import numpy as np
 
 from .errors import DTypeError
@@ -43,14 +44,26 @@ class DType:
     True
     """
 
-    __slots__ = ("name", "kind", "bits", "numpy", "storage")
+    __slots__ = ("name", "kind", "bits", "numpy", "storage", "_numpy_from")
 
     def __init__(self, name: str, kind: str, bits: int, numpy_type, storage_type=None):
         self.name = name
         self.kind = kind  # 'f', 'i', 'u' or 'b'
         self.bits = bits  # bits of one element in memory
+        if isinstance(numpy_type, str):  # "module.name": imported on first use (see __getattr__)
+            self._numpy_from = numpy_type
+            return
         self.numpy = np.dtype(numpy_type)  # dtype of values in numpy
         self.storage = np.dtype(storage_type or numpy_type)  # dtype of a buffer's elements on the host
+
+    def __getattr__(self, name: str):
+        # Only reached while ``numpy`` and ``storage`` are unset: bfloat16's numpy type is
+        # ml_dtypes', whose import takes about a second, so it waits for the first use.
+        if name not in ("numpy", "storage") or not hasattr(self, "_numpy_from"):
+            raise AttributeError(name)
+        module, _, attribute = self._numpy_from.rpartition(".")
+        self.numpy = self.storage = np.dtype(getattr(importlib.import_module(module), attribute))
+        return getattr(self, name)
 
     @property
     def type(self) -> TFType:  # noqa: A003 (upstream's name)
@@ -133,7 +146,7 @@ uint16 = DType("uint16", "u", 16, np.uint16)
 uint32 = DType("uint32", "u", 32, np.uint32)
 uint64 = DType("uint64", "u", 64, np.uint64)
 float16 = DType("float16", "f", 16, np.float16)
-bfloat16 = DType("bfloat16", "f", 16, ml_dtypes.bfloat16)
+bfloat16 = DType("bfloat16", "f", 16, "ml_dtypes.bfloat16")
 float32 = DType("float32", "f", 32, np.float32)
 float64 = DType("float64", "f", 64, np.float64)
 
@@ -142,7 +155,15 @@ WORD = (float32, int32, uint32, bool1)  # the dtypes whose elements are one 32-b
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update({"bool": bool1, "float": float32, "int": int32, "uint": uint32, "half": float16,
                  "double": float64})
-_BY_NUMPY = {d.numpy: d for d in ALL}
+_BY_NUMPY = {d.numpy: d for d in ALL if d is not bfloat16}
+
+
+def _by_numpy(dt: np.dtype) -> DType | None:
+    found = _BY_NUMPY.get(dt)
+    # an array can be bfloat16 only once ml_dtypes is imported (by the user, or by us)
+    if found is None and dt.name == "bfloat16" and "ml_dtypes" in sys.modules and dt == bfloat16.numpy:
+        return bfloat16
+    return found
 
 
 def dtype_of(spec) -> DType:
@@ -158,7 +179,7 @@ def dtype_of(spec) -> DType:
     if spec is bool:
         return bool1
     try:
-        found = _BY_NUMPY.get(np.dtype(spec))
+        found = _by_numpy(np.dtype(spec))
     except TypeError:
         found = None
     if found is None:
@@ -170,9 +191,9 @@ def dtype_of(spec) -> DType:
 def numpy_to_dtype(array_dtype) -> DType:
     """The tensorfrost dtype of a numpy array's dtype (the same one: nothing narrows)."""
     dt = np.dtype(array_dtype)
-    found = _BY_NUMPY.get(dt)
-    if found is None and dt.kind in "fiub" and dt.newbyteorder("=") in _BY_NUMPY:
-        found = _BY_NUMPY[dt.newbyteorder("=")]
+    found = _by_numpy(dt)
+    if found is None and dt.kind in "fiub":
+        found = _BY_NUMPY.get(dt.newbyteorder("="))
     if found is None:
         names = ", ".join(d.numpy.name for d in ALL)
         raise DTypeError(f"array dtype: expected one of {names}, got {dt}")

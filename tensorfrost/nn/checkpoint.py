@@ -35,7 +35,8 @@ from ..runtime import conversion_problem, shape_problem
 SHOWN_NAMES = 10  # unexpected member names listed in a message
 HEADER_LIMIT = 10000  # bytes of a .npy header (numpy's own limit; its headers of 8 dims take some 200)
 DTYPE_RECORD = b"tensorfrost dtype: "  # a member's zip comment: the dtype whose bits its .npy holds
-AS_BITS = {dt.bfloat16.numpy: (b"bfloat16", np.dtype(np.uint16))}  # dtypes .npy cannot describe: their bits
+# dtypes .npy cannot describe, by name (a name, so that ml_dtypes is imported only once used): their bits
+AS_BITS = {"bfloat16": (b"bfloat16", np.dtype(np.uint16))}
 
 
 def write_npz(file, arrays: dict) -> None:
@@ -45,8 +46,8 @@ def write_npz(file, arrays: dict) -> None:
         for name, array in arrays.items():
             array = np.asanyarray(array)
             info = zipfile.ZipInfo(name + ".npy")  # (as archive.open(name) makes it)
-            if array.dtype in AS_BITS:
-                record, bits = AS_BITS[array.dtype]
+            if array.dtype.name in AS_BITS and dt.numpy_to_dtype(array.dtype).name == array.dtype.name:
+                record, bits = AS_BITS[array.dtype.name]
                 info.comment = DTYPE_RECORD + record
                 array = array.view(bits)
             with archive.open(info, "w", force_zip64=True) as member:
@@ -177,8 +178,9 @@ def _recorded_dtype(info: zipfile.ZipInfo, dtype: np.dtype, what: str) -> np.dty
     if not info.comment.startswith(DTYPE_RECORD):
         return dtype  # (another writer's comment, or none)
     record = info.comment[len(DTYPE_RECORD):]
-    for values, (name, bits) in AS_BITS.items():
+    for dtype_name, (name, bits) in AS_BITS.items():
         if record == name:
+            values = dt.dtype_of(dtype_name).numpy
             if dtype.kind != bits.kind or dtype.itemsize != bits.itemsize:
                 raise CheckpointError(f"{what}: the member {info.filename!r} records {name.decode()} values, whose "
                                       f"bits are {bits}, but holds a {dtype} array")
