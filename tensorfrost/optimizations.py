@@ -47,6 +47,7 @@ NAMES: dict[str, str] = {
     "spare_outputs": "cpu: the storage of dropped small outputs is reused by the next call",
     "program_cache": "cpu: a program traced before loads its compiled library without the passes",
     "dead_sets": "pass: an update of a variable that no later read sees is dropped (reverse mode tapes less)",
+    "shared_kernels": "cpu: kernels whose code differs only in float constants compile once, taking them as arguments",
 }
 
 _lock = threading.Lock()

@@ -10,8 +10,9 @@ Each step appends a value of shape [N, M] to a pool that later steps read:
   column, or both (``a[i, k]``, ``b[k, j]``, ``k``): what lane and row tiling keys on;
 - ``matmul``: ``@`` with input, constant, computed or transposed operands and an epilogue
   (GEMM dispatch, epilogue rows, transposing copies);
-- ``stencil``: a chain of stencil steps, plain, through ``select``, or as conditional
-  stores that read different neighbours (band kernels, interior/border split, load_clamps);
+- ``stencil``: a chain of stencil steps, plain, with a constant that varies from step to
+  step, through ``select``, or as conditional stores that read different neighbours (band
+  kernels, interior/border split, load_clamps, kernels that share their code);
 - ``reduce``: a sum, max or min over an axis (or two of them: merged loops), broadcast back
   (SIMD reductions);
 - ``escape``: a loop each element leaves at its own trip (masked tiles);
@@ -42,7 +43,7 @@ TERMS = ["a_ik", "b_kj", "a_ik*b_kj", "k", "a_ik+b_kj", "const", "s_ij*a_ik"]
 LEFT = ["a", "a", "a", "a", "at.T", "ones", "a*2", "a[::-1]", "pool"]
 RIGHT = ["b", "b", "b", "b", "bt.T", "ones", "b-0.5", "pool"]
 EPILOGUES = ["none", "relu", "add_s", "relu_add_s", "scale"]
-STENCILS = ["plain", "plain", "select", "if_store", "if_else_store"]
+STENCILS = ["plain", "plain", "select", "if_store", "if_else_store", "varying"]
 DTYPES = ["float16", "bfloat16", "float64", "int8", "int16", "int64", "uint8"]
 
 _pick = st.integers(0, 99)
@@ -131,11 +132,12 @@ def _matmul(s, ins, pool, N, K, M, square):
 def _stencil(s, pool):
     _, source, steps, kind = s
     u = pool[source % len(pool)]
-    for _ in range(steps):
+    for step in range(steps):
         i, j = u.indices
         around = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1]
-        new = _quarters(u + (around - u * 4.0) * 0.25)
-        if kind == "plain":
+        # "varying": steps that differ only in a constant (their kernels share their code)
+        new = _quarters(u + (around - u * 4.0) * ((0.5, 0.125, 0.375)[step % 3] if kind == "varying" else 0.25))
+        if kind in ("plain", "varying"):
             u = new
         elif kind == "select":
             u = tf.select(u > 0.0, new, u * 0.5)

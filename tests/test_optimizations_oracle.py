@@ -122,6 +122,13 @@ def test_a_float64_product_reaches_the_float64_gemm():
     assert "gemm" in check(recipe, 7, gl=gl_available())
 
 
+def test_steps_that_differ_in_a_constant_reach_shared_kernels():
+    """A stencil chain whose steps differ only in their rate: its kernels share their code
+    (drawn rarely at random, so run here under the whole oracle)."""
+    recipe = (True, (40, 40, 40), [("stencil", 0, 5, "varying")], [0])
+    assert "shared_kernels" in check(recipe, 3, gl=gl_available())
+
+
 def gl_available() -> bool:
     from conftest import gl_unavailable_reason
     return gl_unavailable_reason() is None

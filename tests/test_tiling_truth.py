@@ -311,6 +311,24 @@ def _stencil_steps():
     return build, [(150, 70)], reference
 
 
+def _varying_steps():
+    def build():
+        u = tf.input([-1, -1], tf.float32)
+        i, j = u.indices
+        for s in range(6):  # steps that differ only in a constant: their kernels share their code
+            nearby = u[i - 1, j] + u[i + 1, j] if s % 2 else u[i, j - 1] + u[i, j + 1]
+            u = u + (0.1 + 0.02 * s) * (nearby - 2.0 * u)
+        return [u]
+
+    def reference(u):
+        for s in range(6):
+            p = np.pad(u, 1, mode="edge")
+            nearby = p[:-2, 1:-1] + p[2:, 1:-1] if s % 2 else p[1:-1, :-2] + p[1:-1, 2:]
+            u = u + (0.1 + 0.02 * s) * (nearby - 2.0 * u)
+        return u
+    return build, [(150, 70)], reference
+
+
 def _transposed_copy():
     def build():
         x = tf.input([-1, -1], tf.float32)
@@ -335,6 +353,7 @@ REACHING = {
     "column_blocks": _transposed_copy(),
     "stencil_interior": _stencil_steps(),
     "simd_reductions": _row_sums(),
+    "shared_kernels": _varying_steps(),
 }
 
 

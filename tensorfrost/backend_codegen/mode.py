@@ -145,7 +145,7 @@ def kernel_sources(program, lang: str) -> list[str]:
     shader = {"glsl": emit_glsl, "hlsl": emit_hlsl, "wgsl": emit_wgsl}.get(lang)
     if shader is not None:
         return [shader(k).source for k in kernels]
-    sources = CppProgram(program).kernel_sources
+    sources = CppProgram(program, share=False).kernel_sources  # (exported: a function per kernel)
     return [f"{source}\n{_cpp_dispatch_entry(k)}\n" for source, k in zip(sources, kernels, strict=True)]
 
 

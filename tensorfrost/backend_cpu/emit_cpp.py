@@ -29,7 +29,7 @@ from ..ir.node import Node, Program, walk
 from ..ir.ops import ADD, BREAK, CONTINUE, DIM_ID, IF, INPUT, KERNEL, LOAD, LOOP, MUL, SET, STORE
 from ..ir.shapes import dims_equal, shapes_equal
 from ..opt.analysis import kernel_traffic, set_variables
-from . import gemm, temporal, tiling
+from . import gemm, shared_kernels, temporal, tiling, toolchain
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
 PARALLEL_THRESHOLD = 8192  # grid elements below which a kernel runs on one thread
@@ -170,7 +170,7 @@ def prelude(with_gemm: bool = True) -> str:
 class CppProgram:
     """The generated source of one program, split as the API exposes it."""
 
-    def __init__(self, program: Program, profile: bool = False):
+    def __init__(self, program: Program, profile: bool = False, share: bool = True):
         self.program = program
         self.profile = profile  # each kernel's launch timed into tf_profile (BuildOptions.profile)
         self.lang = CppLang()
@@ -178,17 +178,23 @@ class CppProgram:
         self.mutable = set_variables(program.walk())
         self.bounded = index_arithmetic(program.walk())
         self.declarations: list[str] = []  # of the kernels' entry functions, for other units
-        self.tiled: set[int] = set()  # indices of the tiled kernels
+        self.tiled: set[Node] = set()  # the lane-tiled kernels
         self.uses_gemm = False
         kernels = [n for n in program.walk() if n.op is KERNEL]
-        self.blocking = temporal.Blocking(program, lambda k: not _column_blocked(k))
+        # kernel -> the float constants it takes as arguments, and the kernel whose functions it runs
+        # (``share=False``: each kernel keeps functions of its own, with the contract's parameters)
+        self.arguments = shared_kernels.sharable(kernels, self.mutable) if share else {}
+        self.runs: dict[Node, Node] = {}
+        self._shared: dict[str, Node] = {}  # canonical text of a kernel's functions -> the kernel
+        self.blocking = temporal.Blocking(program, lambda k: not _column_blocked(k), self)
         self.pragmas: dict[Node, dict] = {}  # kernel -> its simd_pragmas
         self.interiors: set[Node] = set()  # kernels whose rows run a stencil interior
         self.kernel_sources = [self.kernel(k) for k in kernels]
         self.main_source = self.host()
         pieces = [*self.kernel_sources, self.main_source]
         # what each function costs g++ to compile, in characters of plain code
-        self.costs = [len(piece) * (TILED_COST if k in self.tiled else 1) for k, piece in enumerate(pieces)]
+        self.costs = [len(piece) * (TILED_COST if k < len(kernels) and kernels[k] in self.tiled else 1)
+                      for k, piece in enumerate(pieces)]
         self.costs[-1] = int(self.costs[-1] * HOST_COST)
         self.cost = sum(self.costs)
         self.full_source = "\n".join([prelude(self.uses_gemm), "// ---- kernels", *self.kernel_sources, "// ---- host",
@@ -216,6 +222,14 @@ class CppProgram:
     def name(self, node: Node) -> str:
         return identifier(node, self.names)
 
+    def uniforms(self, kernel: Node) -> tuple:
+        """The scalars ``kernel``'s functions take: the contract's, then its constants."""
+        return kernel.contract.uniforms + tuple(self.arguments.get(kernel, ()))
+
+    def function(self, kernel: Node) -> str:
+        """The stem of the functions that run ``kernel`` (another kernel's, if it shares them)."""
+        return self.runs.get(kernel, kernel).contract.name
+
     # -- kernels --------------------------------------------------------------------------------
 
     def kernel(self, kernel: Node) -> str:
@@ -229,10 +243,11 @@ class CppProgram:
             qualifier = "" if buffer in contract.written else "const "
             params.append(f"{qualifier}{self.lang.storage_types[buffer.dtype]}* __restrict {self.name(buffer)}")
             args.append(self.name(buffer))
-        for uniform in contract.uniforms:
+        for uniform in self.uniforms(kernel):
             params.append(f"const {self.lang.type(uniform.dtype)} {self.name(uniform)}")
             args.append(self.name(uniform))
         name, rank = contract.name, kernel.rank
+        declared = len(self.declarations)
         self.declarations.append(f"void {name}({', '.join(params)});")
         if rank == 0:
             body = self._body(kernel, 1)
@@ -241,7 +256,7 @@ class CppProgram:
         dims = [self._body(kernel, 0).value(d) for d in kernel.shape]
         tiles = tiling.plan(kernel)
         if tiles is not None:
-            self.tiled.add(len(self.declarations) - 1)
+            self.tiled.add(kernel)
             optimizations.fired("tiling")
             if tiles.rows > 1:
                 optimizations.fired("tile_rows")
@@ -278,20 +293,36 @@ class CppProgram:
         fast = [] if plan is None else self._gemm_path(kernel, plan, params, args, dims, rows)
         # Tasks in pieces that threads claim (tf_parallel): no thread waits for one that a busy
         # process keeps off its core. Small grids run on the calling thread.
-        lines = [f"void {name}({', '.join(params)}) {{", *["    " + line for line in fast],
+        # at -O1: it only spreads the rows over the threads (12-16% of g++'s time on W6's step)
+        lines = [*toolchain.QUICK_BEGIN, f"void {name}({', '.join(params)}) {{", *["    " + line for line in fast],
                  *[f"    const long long tf_count{k} = {count};" for k, count in enumerate(counts)],
                  "    auto tf_tasks = [&](long long tf_begin, long long tf_end) {",
                  "        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {",
                  *["            " + line for line in task], "        }", "    };",
                  f"    const long long tf_count = {' * '.join(f'tf_count{k}' for k in range(len(counts)))};",
                  f"    if ({total} >= {threshold}) tf_parallel(tf_count, tf_tasks);",
-                 "    else tf_tasks(0, tf_count);"]
-        lines.append("}")
+                 "    else tf_tasks(0, tf_count);", "}", toolchain.QUICK_END]
+        code = "\n".join(rows + lines)
+        if kernel in self.arguments and self._share(kernel, code):
+            del self.declarations[declared:]
+            code = f"// {name} runs {self.function(kernel)}'s functions, with its own buffers and constants"
         declaration, chain = self.blocking.source(kernel, self.name, self.lang, dims, PARALLEL_THRESHOLD)
         if chain:
             self.declarations.append(declaration)
-            lines.append(chain)
-        return "\n".join(rows + lines)
+            code += "\n" + chain
+        return code
+
+    def _share(self, kernel: Node, code: str) -> bool:
+        """Whether ``kernel``'s functions (``code``) are an earlier kernel's up to their own
+        names: it then runs that kernel's (optimization "shared_kernels")."""
+        own = {self.names[n] for n in (*kernel.contract.buffers, *self.uniforms(kernel), *walk(kernel.body))
+               if n in self.names}
+        first = self._shared.setdefault(shared_kernels.canonical(code, own, kernel.contract.name), kernel)
+        if first is kernel:
+            return False
+        self.runs[kernel] = first
+        optimizations.fired("shared_kernels")
+        return True
 
     def _gemm_path(self, kernel: Node, plan: gemm.Gemm, params: list, args: list, dims: list, rows: list) -> list:
         """The kernel through ``tf_gemm`` when large; ``rows`` gets the function that runs
@@ -326,6 +357,7 @@ class CppProgram:
         body.bounded = self.bounded
         body.interior = interior
         body.loop_pragmas = self.simd_pragmas(kernel)
+        body.arguments = frozenset(self.arguments.get(kernel, ()))
         body.depth = depth
         return body
 
@@ -482,8 +514,8 @@ class _HostEmitter(HostEmitter, BodyEmitter):
             if chained:
                 self.emit("TF_STOP_IF_INTERRUPTED();")
         else:
-            args = [self.name(b) for b in node.contract.buffers] + [self.value(u) for u in node.contract.uniforms]
-            self.emit(f"{node.contract.name}({', '.join(args)});")
+            args = [self.name(b) for b in node.contract.buffers] + [self.value(u) for u in self.cpp.uniforms(node)]
+            self.emit(f"{self.cpp.function(node)}({', '.join(args)});")
             self.emit("TF_STOP_IF_INTERRUPTED();")
         if self.cpp.profile:
             self.profile_launch(node)

@@ -27,6 +27,7 @@ from ..ir import dtypes as dt
 from ..ir.node import Node, Program, walk
 from ..ir.ops import ADD, ALLOC, CLAMP, CONST, DIM_ID, FREE, INPUT_DIM, KERNEL, LOAD, LOOP, STORE, SUB
 from ..ir.shapes import dims_equal, shapes_equal, static_value
+from . import toolchain
 
 # Measured on W2 (4096^2, 10 steps, 2 cores): bands of 32-128 rows gave 1.5-1.8x the C, within
 # the noise of a loaded machine. The halo costs about halo / BAND more work (14% at 64 rows
@@ -268,8 +269,9 @@ class Blocking:
     chain function (their row functions are then called from it), which buffers are never
     allocated, and the source and host call of each chain."""
 
-    def __init__(self, program: Program, plain_rows):
+    def __init__(self, program: Program, plain_rows, calls):
         self.chains = plan(program, plain_rows)
+        self.calls = calls  # .uniforms(kernel): the scalars its functions take; .function(kernel): their stem
         self.chained = {k: chain for chain in self.chains for k in chain.kernels}
         self.scratch = {b for chain in self.chains for b in chain.scratch}
         self.deferred = {free for chain in self.chains for free in chain.deferred}
@@ -282,7 +284,8 @@ class Blocking:
             return None
         if kernel is not chain.kernels[-1]:
             return []
-        args = [name(b) for b in _params(chain)[0]] + [value(u) for u in _params(chain)[1]]
+        buffers, uniforms = _params(chain, self.calls)
+        args = [name(b) for b in buffers] + [value(u) for u in uniforms]
         return [f"if ({chain.name}({', '.join(args)})) return 1;",
                 *(f"{name(free.args[0])}_memory.reset();" for free in chain.deferred)]
 
@@ -292,20 +295,20 @@ class Blocking:
         chain = self.chained.get(kernel)
         if chain is None or kernel is not chain.kernels[-1]:
             return "", ""
-        return _chain_source(chain, name, lang, dims, parallel_threshold)
+        return _chain_source(chain, self.calls, name, lang, dims, parallel_threshold)
 
 
-def _params(chain: Chain) -> tuple[list, list]:
+def _params(chain: Chain, calls) -> tuple[list, list]:
     """The chain function's buffers (all its kernels', less the scratch) and uniforms."""
     buffers, uniforms = [], []
     for kernel in chain.kernels:
         buffers += [b for b in kernel.contract.buffers if b not in chain.scratch and b not in buffers]
-        uniforms += [u for u in kernel.contract.uniforms if u not in uniforms]
+        uniforms += [u for u in calls.uniforms(kernel) if u not in uniforms]
     return buffers, uniforms
 
 
-def _chain_source(chain: Chain, name, lang, dims: list, parallel_threshold: int) -> tuple[str, str]:
-    buffers, uniforms = _params(chain)
+def _chain_source(chain: Chain, calls, name, lang, dims: list, parallel_threshold: int) -> tuple[str, str]:
+    buffers, uniforms = _params(chain, calls)
     written = {b for k in chain.kernels for b in k.contract.written}
     storage_types = lang.storage_types
     params = [f"{'' if b in written else 'const '}{storage_types[b.dtype]}* __restrict {name(b)}" for b in buffers]
@@ -315,12 +318,15 @@ def _chain_source(chain: Chain, name, lang, dims: list, parallel_threshold: int)
     width = " * ".join(f"(long long)({d})" for d in dims[1:])
     lines = [_SCRATCH_HELPER,
              f"// chain of {len(chain.kernels)} kernels in bands of {BAND} rows, with up to {halo} rows of halo",
+             # -O1, as the host: it only calls the kernels' rows band by band, and g++ took
+             # about 0.25 s on each chain of 22 kernels at -O3 (0.1 s at -O1)
+             *toolchain.QUICK_BEGIN,
              f"int {chain.name}({', '.join(params)}) {{",
              f"    const int32_t tf_rows = {dims[0]};",
              f"    const long long tf_width = {width};",
              f"    const long long tf_slot = {BAND + 2 * halo}LL * tf_width;",
              f"    if ({slot_count}LL * tf_slot * 4 > {SCRATCH_LIMIT}LL) {{  // rows too wide: unblocked",
-             *["        " + line for line in _unblocked(chain, name, storage_types, dims)],
+             *["        " + line for line in _unblocked(chain, calls, name, storage_types, dims)],
              "        return 0;", "    }",
              f"    TF_COUNT({optimizations.index('chains')});  // in bands",
              "    int tf_failed = 0;",
@@ -330,17 +336,17 @@ def _chain_source(chain: Chain, name, lang, dims: list, parallel_threshold: int)
              "        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {",
              f"            const int32_t tf_first = (int32_t)(tf_task * {BAND});",
              f"            const int32_t tf_last = tf_min_index(tf_rows, tf_first + {BAND});",
-             *["            " + line for line in _band(chain, name, storage_types, dims)],
+             *["            " + line for line in _band(chain, calls, name, storage_types, dims)],
              "        }", "    };",
              f"    const long long tf_count = ((long long)tf_rows + {BAND - 1}) / {BAND};",
              f"    if ((long long)tf_rows * tf_width >= {parallel_threshold}) tf_parallel(tf_count, tf_tasks);",
              "    else tf_tasks(0, tf_count);",
              "    if (tf_failed) return tf_fail(\"out of memory for a thread's scratch rows\", nullptr, 0);",
-             "    return 0;", "}"]
+             "    return 0;", "}", toolchain.QUICK_END]
     return f"int {chain.name}({', '.join(params)});", "\n".join(lines)
 
 
-def _band(chain: Chain, name, storage_types, dims: list) -> list[str]:
+def _band(chain: Chain, calls, name, storage_types, dims: list) -> list[str]:
     """One task's lines: each kernel's rows over the band and its halo, outputs in scratch."""
     lines = []
     banded = {}  # buffer -> the name of its scratch pointer
@@ -356,14 +362,14 @@ def _band(chain: Chain, name, storage_types, dims: list) -> list[str]:
             lines.insert(0, f"{ctype}* {banded[buffer]};")
             lines.append(f"    {banded[buffer]} = ({ctype}*)(tf_scratch + {chain.slots[buffer]}LL * tf_slot * 4)"
                          " - (long long)tf_low * tf_width;")
-        args = [banded.get(b, name(b)) for b in kernel.contract.buffers] + [name(u) for u in kernel.contract.uniforms]
+        args = [banded.get(b, name(b)) for b in kernel.contract.buffers] + [name(u) for u in calls.uniforms(kernel)]
         loops, indices = [], ["i0"]
         for axis in range(1, kernel.rank - 1):
             loops.append(f"for (int32_t i{axis} = 0; i{axis} < {dims[axis]}; i{axis}++)")
             indices.append(f"i{axis}")
         lines.append("    for (int32_t i0 = tf_low; i0 < tf_high; i0++)")
         lines += [f"    {'    ' * (n + 1)}{loop}" for n, loop in enumerate(loops)]
-        lines.append(f"    {'    ' * (len(loops) + 1)}{k}_rows({', '.join(args + indices)});")
+        lines.append(f"    {'    ' * (len(loops) + 1)}{calls.function(kernel)}_rows({', '.join(args + indices)});")
         for buffer in sorted((b for b in kernel.contract.written if b in chain.copied), key=lambda b: b.id):
             lines.append(f"    memcpy({name(buffer)} + (long long)tf_first * tf_width, {banded[buffer]} + "
                          f"(long long)tf_first * tf_width, (size_t)((long long)(tf_last - tf_first) * tf_width * 4));")
@@ -371,7 +377,7 @@ def _band(chain: Chain, name, storage_types, dims: list) -> list[str]:
     return lines
 
 
-def _unblocked(chain: Chain, name, storage_types, dims: list) -> list[str]:
+def _unblocked(chain: Chain, calls, name, storage_types, dims: list) -> list[str]:
     """The kernels one after another, the scratch buffers allocated whole."""
     count = " * ".join(f"(long long)({d})" for d in dims)
     lines = []
@@ -381,6 +387,6 @@ def _unblocked(chain: Chain, name, storage_types, dims: list) -> list[str]:
                   f"if (!{name(buffer)}_memory.data) return 1;",
                   f"{ctype}* {name(buffer)} = ({ctype}*){name(buffer)}_memory.data;"]
     for kernel in chain.kernels:
-        args = [name(b) for b in kernel.contract.buffers] + [name(u) for u in kernel.contract.uniforms]
-        lines.append(f"{kernel.contract.name}({', '.join(args)});")
+        args = [name(b) for b in kernel.contract.buffers] + [name(u) for u in calls.uniforms(kernel)]
+        lines.append(f"{calls.function(kernel)}({', '.join(args)});")
     return lines

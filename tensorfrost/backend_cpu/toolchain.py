@@ -27,6 +27,12 @@ GCC_ONLY_FLAGS = frozenset({"-fno-loop-interchange"})
 # The generated code's ``optimize`` attributes (tf_main at -O1, to save g++ time) are g++'s:
 # clang ignores them, and is told not to warn of each.
 CLANG_ONLY_FLAGS = ("-fveclib=libmvec", "-Wno-unknown-attributes")
+# Functions between these lines compile at -O1 (g++; clang ignores the pragma): those that
+# only dispatch work to other functions (a kernel's rows over the threads, a chain's bands),
+# where -O3 costs g++ time and gains nothing. Nothing in them is vectorized, so no result
+# differs (a vectorized libm call could differ from the scalar one in its last bit).
+QUICK_BEGIN = ("#pragma GCC push_options", '#pragma GCC optimize("O1")')
+QUICK_END = "#pragma GCC pop_options"
 OPENMP_PACKAGES = {GCC: "libgomp1 (g++'s OpenMP runtime)",
                    CLANG: "libomp-dev (clang's OpenMP runtime and omp.h, matching the clang version)",
                    UNKNOWN: "the compiler's OpenMP runtime (libgomp1 for g++, libomp-dev for clang)"}

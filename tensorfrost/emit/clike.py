@@ -290,6 +290,7 @@ class BodyEmitter:
         self.interior = None  # (low, high): the last grid index is in [low, n - high)
         self.bounded: set = set()  # int nodes of index arithmetic, which cannot overflow
         self.loop_pragmas: dict = {}  # loop node -> a line emitted before it (#pragma ...)
+        self.arguments: frozenset = frozenset()  # constants the function takes as parameters, by name
 
     # -- names and values -----------------------------------------------------------------------
 
@@ -297,7 +298,7 @@ class BodyEmitter:
         return identifier(node, self.names)
 
     def value(self, node: Node) -> str:
-        if node.op is CONST and node not in self.mutable:
+        if node.op is CONST and node not in self.mutable and node not in self.arguments:
             return self.lang.literal(node.attrs["value"], node.dtype)
         if node.op is DIM_ID and shapes_equal(node.shape, self.grid):
             return self.grid_vars[node.attrs["axis"]]

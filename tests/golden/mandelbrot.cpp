@@ -118,6 +118,8 @@ static __attribute__((noinline)) void mandelbrot_k0_rows(const float* __restrict
         }
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mandelbrot_k0(const float* __restrict c_re_0, const float* __restrict c_im_1, int32_t* __restrict n_2, const int32_t c_re_shape0_3, const int32_t c_re_shape1_4) {
     const long long tf_count0 = (c_re_shape0_3);
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -130,6 +132,7 @@ void mandelbrot_k0(const float* __restrict c_re_0, const float* __restrict c_im_
     if ((long long)(c_re_shape0_3) * (long long)(c_re_shape1_4) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 // ---- host
 extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(const tf_arg* in,
                                                        tf_arg* out, char* error, int error_size, const tf_allocator* allocator) {

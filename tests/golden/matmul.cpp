@@ -86,6 +86,8 @@ static __attribute__((noinline)) void matmul_k0_rows(const float* __restrict A_0
         }
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void matmul_k0(const float* __restrict A_0, const float* __restrict B_1, float* __restrict C_2, float* __restrict buf_3, const int32_t A_shape0_4, const int32_t B_shape1_5, const int32_t A_shape1_6) {
     const long long tf_count0 = ((B_shape1_5) + 31) / 32;
     const long long tf_count1 = ((A_shape0_4) + 63) / 64;
@@ -100,6 +102,7 @@ void matmul_k0(const float* __restrict A_0, const float* __restrict B_1, float* 
     if ((long long)(A_shape0_4) * (long long)(B_shape1_5) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 // ---- host
 extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(const tf_arg* in,
                                                        tf_arg* out, char* error, int error_size, const tf_allocator* allocator) {

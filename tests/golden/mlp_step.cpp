@@ -86,6 +86,8 @@ static __attribute__((noinline)) void mlp_step_k0_epilogue(const float* __restri
         buf_3[tf_t] = v_5;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mlp_step_k0(const float* __restrict x_0, const float* __restrict w1_1, float* __restrict hidden_2, float* __restrict buf_3, const int32_t x_shape0_4) {
     if ((((long long)x_shape0_4 * 32 * 16 >= 4096000LL && x_shape0_4 >= 16 && 32 >= 16) || (32 % 32 != 0 && (long long)x_shape0_4 * 32 * 16 >= 110592LL && x_shape0_4 >= 8 && 32 >= 8))) {
         float* tf_gemm_c = (float*)tf_allocator_in_use.alloc(tf_buffer_bytes((long long)x_shape0_4 * (long long)32));
@@ -117,6 +119,7 @@ void mlp_step_k0(const float* __restrict x_0, const float* __restrict w1_1, floa
     if ((long long)(x_shape0_4) * (long long)(32) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void mlp_step_k1_rows(const float* __restrict hidden_2, const float* __restrict w2_12, float* __restrict buf_13, const int32_t x_shape0_4, const int32_t tf_lane0, const int32_t tf_block0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     const int32_t tf_lanes = tf_min_index(4, 4 - tf_lane0);
@@ -190,6 +193,8 @@ static __attribute__((noinline)) void mlp_step_k1_rows(const float* __restrict h
         }
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mlp_step_k1(const float* __restrict hidden_2, const float* __restrict w2_12, float* __restrict buf_13, const int32_t x_shape0_4) {
     if ((((long long)x_shape0_4 * 4 * 32 >= 4096000LL && x_shape0_4 >= 16 && 4 >= 16) || (4 % 32 != 0 && (long long)x_shape0_4 * 4 * 32 >= 110592LL && x_shape0_4 >= 8 && 4 >= 8))) {
         TF_COUNT(2);
@@ -209,6 +214,7 @@ void mlp_step_k1(const float* __restrict hidden_2, const float* __restrict w2_12
     if ((long long)(x_shape0_4) * (long long)(4) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict loss_21, const int32_t x_shape0_4, const float v_22, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t tf_lane0 = tf_start; tf_lane0 < tf_stop; tf_lane0 += 32) {
@@ -300,6 +306,8 @@ static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict b
         }
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mlp_step_k2(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict loss_21, const int32_t x_shape0_4, const float v_22) {
     const long long tf_count0 = ((1) + 31) / 32;
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -312,6 +320,7 @@ void mlp_step_k2(const float* __restrict buf_13, const float* __restrict y_20, f
     if ((long long)(1) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void mlp_step_k3_rows(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict buf_55, const int32_t x_shape0_4, const float v_56, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i1 = 0; i1 < 4; i1++) {
@@ -326,6 +335,8 @@ static __attribute__((noinline)) void mlp_step_k3_rows(const float* __restrict b
         buf_55[tf_t] = v_63;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mlp_step_k3(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict buf_55, const int32_t x_shape0_4, const float v_56) {
     const long long tf_count0 = (x_shape0_4);
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -338,6 +349,7 @@ void mlp_step_k3(const float* __restrict buf_13, const float* __restrict y_20, f
     if ((long long)(x_shape0_4) * (long long)(4) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void mlp_step_k4_rows(const float* __restrict w2_12, float* __restrict buf_64, const int32_t i0, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i1 = tf_start; i1 < tf_stop; i1++) {
@@ -348,6 +360,8 @@ static __attribute__((noinline)) void mlp_step_k4_rows(const float* __restrict w
         buf_64[tf_t] = v_66;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mlp_step_k4(const float* __restrict w2_12, float* __restrict buf_64) {
     const long long tf_count0 = ((32) + 15) / 16;
     const long long tf_count1 = ((4) + 63) / 64;
@@ -363,6 +377,7 @@ void mlp_step_k4(const float* __restrict w2_12, float* __restrict buf_64) {
     if ((long long)(4) * (long long)(32) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void mlp_step_k5_rows(const float* __restrict buf_55, const float* __restrict buf_64, float* __restrict buf_67, const int32_t x_shape0_4, const int32_t tf_lane0, const int32_t tf_block0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     const int32_t tf_lanes = tf_min_index(32, 32 - tf_lane0);
@@ -436,6 +451,8 @@ static __attribute__((noinline)) void mlp_step_k5_rows(const float* __restrict b
         }
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mlp_step_k5(const float* __restrict buf_55, const float* __restrict buf_64, float* __restrict buf_67, const int32_t x_shape0_4) {
     if ((((long long)x_shape0_4 * 32 * 4 >= 4096000LL && x_shape0_4 >= 16 && 32 >= 16) || (32 % 32 != 0 && (long long)x_shape0_4 * 32 * 4 >= 110592LL && x_shape0_4 >= 8 && 32 >= 8))) {
         TF_COUNT(2);
@@ -455,6 +472,7 @@ void mlp_step_k5(const float* __restrict buf_55, const float* __restrict buf_64,
     if ((long long)(x_shape0_4) * (long long)(32) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void mlp_step_k6_rows(const float* __restrict buf_3, float* __restrict hidden_74, const int32_t x_shape0_4, const int32_t i0, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i1 = tf_start; i1 < tf_stop; i1++) {
@@ -464,6 +482,8 @@ static __attribute__((noinline)) void mlp_step_k6_rows(const float* __restrict b
         hidden_74[tf_t] = hidden_76;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mlp_step_k6(const float* __restrict buf_3, float* __restrict hidden_74, const int32_t x_shape0_4) {
     const long long tf_count0 = ((x_shape0_4) + 15) / 16;
     const long long tf_count1 = ((32) + 63) / 64;
@@ -479,6 +499,7 @@ void mlp_step_k6(const float* __restrict buf_3, float* __restrict hidden_74, con
     if ((long long)(32) * (long long)(x_shape0_4) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void mlp_step_k7_rows(const float* __restrict hidden_74, const float* __restrict buf_55, float* __restrict buf_77, const int32_t x_shape0_4, const int32_t tf_lane0, const int32_t tf_block0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     const int32_t tf_lanes = tf_min_index(4, 4 - tf_lane0);
@@ -556,6 +577,8 @@ static __attribute__((noinline)) void mlp_step_k7_rows(const float* __restrict h
         }
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mlp_step_k7(const float* __restrict hidden_74, const float* __restrict buf_55, float* __restrict buf_77, const int32_t x_shape0_4) {
     if ((((long long)32 * 4 * x_shape0_4 >= 4096000LL && 32 >= 16 && 4 >= 16) || (4 % 32 != 0 && (long long)32 * 4 * x_shape0_4 >= 110592LL && 32 >= 8 && 4 >= 8))) {
         TF_COUNT(2);
@@ -575,6 +598,7 @@ void mlp_step_k7(const float* __restrict hidden_74, const float* __restrict buf_
     if ((long long)(32) * (long long)(4) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void mlp_step_k8_rows(const float* __restrict buf_3, const float* __restrict buf_67, float* __restrict buf_84, const int32_t x_shape0_4, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i1 = 0; i1 < 32; i1++) {
@@ -588,6 +612,8 @@ static __attribute__((noinline)) void mlp_step_k8_rows(const float* __restrict b
         buf_84[tf_t] = v_90;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mlp_step_k8(const float* __restrict buf_3, const float* __restrict buf_67, float* __restrict buf_84, const int32_t x_shape0_4) {
     const long long tf_count0 = (x_shape0_4);
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -600,6 +626,7 @@ void mlp_step_k8(const float* __restrict buf_3, const float* __restrict buf_67, 
     if ((long long)(x_shape0_4) * (long long)(32) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void mlp_step_k9_rows(const float* __restrict x_0, const float* __restrict buf_84, float* __restrict buf_91, const int32_t x_shape0_4, const int32_t tf_lane0, const int32_t tf_block0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     const int32_t tf_lanes = tf_min_index(32, 32 - tf_lane0);
@@ -677,6 +704,8 @@ static __attribute__((noinline)) void mlp_step_k9_rows(const float* __restrict x
         }
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void mlp_step_k9(const float* __restrict x_0, const float* __restrict buf_84, float* __restrict buf_91, const int32_t x_shape0_4) {
     if ((((long long)16 * 32 * x_shape0_4 >= 4096000LL && 16 >= 16 && 32 >= 16) || (32 % 32 != 0 && (long long)16 * 32 * x_shape0_4 >= 110592LL && 16 >= 8 && 32 >= 8))) {
         TF_COUNT(2);
@@ -696,54 +725,61 @@ void mlp_step_k9(const float* __restrict x_0, const float* __restrict buf_84, fl
     if ((long long)(16) * (long long)(32) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
-static __attribute__((noinline)) void mlp_step_k10_rows(const float* __restrict buf_91, const float* __restrict w1_1, float* __restrict buf_98, const int32_t i0) {
+#pragma GCC pop_options
+static __attribute__((noinline)) void mlp_step_k10_rows(const float* __restrict buf_91, const float* __restrict w1_1, float* __restrict buf_98, const float v_99, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i1 = 0; i1 < 32; i1++) {
         const int32_t tf_t = i0 * 32 + i1;
-        const float v_99 = buf_91[tf_t];
-        const float v_100 = v_99;
-        const float v_101 = (0.01f * v_100);
-        const float v_102 = w1_1[tf_t];
-        const float v_103 = (v_102 - v_101);
-        buf_98[tf_t] = v_103;
+        const float v_100 = buf_91[tf_t];
+        const float v_101 = v_100;
+        const float v_102 = (v_99 * v_101);
+        const float v_103 = w1_1[tf_t];
+        const float v_104 = (v_103 - v_102);
+        buf_98[tf_t] = v_104;
     }
 }
-void mlp_step_k10(const float* __restrict buf_91, const float* __restrict w1_1, float* __restrict buf_98) {
+#pragma GCC push_options
+#pragma GCC optimize("O1")
+void mlp_step_k10(const float* __restrict buf_91, const float* __restrict w1_1, float* __restrict buf_98, const float v_99) {
     const long long tf_count0 = (16);
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
         for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
             const int32_t i0 = (int32_t)(tf_task);
-            mlp_step_k10_rows(buf_91, w1_1, buf_98, i0);
+            mlp_step_k10_rows(buf_91, w1_1, buf_98, v_99, i0);
         }
     };
     const long long tf_count = tf_count0;
     if ((long long)(16) * (long long)(32) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
-static __attribute__((noinline)) void mlp_step_k11_rows(const float* __restrict buf_77, const float* __restrict w2_12, float* __restrict buf_104, const int32_t i0) {
+#pragma GCC pop_options
+static __attribute__((noinline)) void mlp_step_k11_rows(const float* __restrict buf_77, const float* __restrict w2_12, float* __restrict buf_105, const float v_99, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i1 = 0; i1 < 4; i1++) {
         const int32_t tf_t = i0 * 4 + i1;
-        const float v_105 = buf_77[tf_t];
-        const float v_106 = v_105;
-        const float v_107 = (0.01f * v_106);
-        const float v_108 = w2_12[tf_t];
-        const float v_109 = (v_108 - v_107);
-        buf_104[tf_t] = v_109;
+        const float v_106 = buf_77[tf_t];
+        const float v_107 = v_106;
+        const float v_108 = (v_99 * v_107);
+        const float v_109 = w2_12[tf_t];
+        const float v_110 = (v_109 - v_108);
+        buf_105[tf_t] = v_110;
     }
 }
-void mlp_step_k11(const float* __restrict buf_77, const float* __restrict w2_12, float* __restrict buf_104) {
+#pragma GCC push_options
+#pragma GCC optimize("O1")
+void mlp_step_k11(const float* __restrict buf_77, const float* __restrict w2_12, float* __restrict buf_105, const float v_99) {
     const long long tf_count0 = (32);
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
         for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
             const int32_t i0 = (int32_t)(tf_task);
-            mlp_step_k11_rows(buf_77, w2_12, buf_104, i0);
+            mlp_step_k11_rows(buf_77, w2_12, buf_105, v_99, i0);
         }
     };
     const long long tf_count = tf_count0;
     if ((long long)(32) * (long long)(4) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 // ---- host
 extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(const tf_arg* in,
                                                        tf_arg* out, char* error, int error_size, const tf_allocator* allocator) {
@@ -753,49 +789,49 @@ extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(co
     tf_error_size = error_size;
     const float* x_0 = (const float*)in[0].data;
     const int32_t x_shape0_4 = in[0].shape[0];
-    const int32_t x_shape1_110 = in[0].shape[1];
-    const bool x_111 = (16 == x_shape1_110);
-    if (!(x_111)) {
-        const long long tf_values[] = {(long long)(16), (long long)(x_shape1_110)};
+    const int32_t x_shape1_111 = in[0].shape[1];
+    const bool x_112 = (16 == x_shape1_111);
+    if (!(x_112)) {
+        const long long tf_values[] = {(long long)(16), (long long)(x_shape1_111)};
         return tf_fail("argument 0 ('x'): shape[1] must be {0} (16), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     const float* y_20 = (const float*)in[1].data;
-    const int32_t y_shape0_112 = in[1].shape[0];
-    const bool v_113 = (x_shape0_4 == y_shape0_112);
-    if (!(v_113)) {
-        const long long tf_values[] = {(long long)(x_shape0_4), (long long)(y_shape0_112)};
+    const int32_t y_shape0_113 = in[1].shape[0];
+    const bool v_114 = (x_shape0_4 == y_shape0_113);
+    if (!(v_114)) {
+        const long long tf_values[] = {(long long)(x_shape0_4), (long long)(y_shape0_113)};
         return tf_fail("argument 1 ('y'): shape[0] must be {0} (x.shape[0]), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
-    const int32_t y_shape1_114 = in[1].shape[1];
-    const bool y_115 = (4 == y_shape1_114);
-    if (!(y_115)) {
-        const long long tf_values[] = {(long long)(4), (long long)(y_shape1_114)};
+    const int32_t y_shape1_115 = in[1].shape[1];
+    const bool y_116 = (4 == y_shape1_115);
+    if (!(y_116)) {
+        const long long tf_values[] = {(long long)(4), (long long)(y_shape1_115)};
         return tf_fail("argument 1 ('y'): shape[1] must be {0} (4), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     const float* w1_1 = (const float*)in[2].data;
-    const int32_t w1_shape0_116 = in[2].shape[0];
-    const bool v_117 = (16 == w1_shape0_116);
-    if (!(v_117)) {
-        const long long tf_values[] = {(long long)(16), (long long)(w1_shape0_116)};
+    const int32_t w1_shape0_117 = in[2].shape[0];
+    const bool v_118 = (16 == w1_shape0_117);
+    if (!(v_118)) {
+        const long long tf_values[] = {(long long)(16), (long long)(w1_shape0_117)};
         return tf_fail("argument 2 ('w1'): shape[0] must be {0} (16), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
-    const int32_t w1_shape1_118 = in[2].shape[1];
-    const bool w1_119 = (32 == w1_shape1_118);
-    if (!(w1_119)) {
-        const long long tf_values[] = {(long long)(32), (long long)(w1_shape1_118)};
+    const int32_t w1_shape1_119 = in[2].shape[1];
+    const bool w1_120 = (32 == w1_shape1_119);
+    if (!(w1_120)) {
+        const long long tf_values[] = {(long long)(32), (long long)(w1_shape1_119)};
         return tf_fail("argument 2 ('w1'): shape[1] must be {0} (32), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     const float* w2_12 = (const float*)in[3].data;
-    const int32_t w2_shape0_120 = in[3].shape[0];
-    const bool v_121 = (32 == w2_shape0_120);
-    if (!(v_121)) {
-        const long long tf_values[] = {(long long)(32), (long long)(w2_shape0_120)};
+    const int32_t w2_shape0_121 = in[3].shape[0];
+    const bool v_122 = (32 == w2_shape0_121);
+    if (!(v_122)) {
+        const long long tf_values[] = {(long long)(32), (long long)(w2_shape0_121)};
         return tf_fail("argument 3 ('w2'): shape[0] must be {0} (32), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
-    const int32_t w2_shape1_122 = in[3].shape[1];
-    const bool w2_123 = (4 == w2_shape1_122);
-    if (!(w2_123)) {
-        const long long tf_values[] = {(long long)(4), (long long)(w2_shape1_122)};
+    const int32_t w2_shape1_123 = in[3].shape[1];
+    const bool w2_124 = (4 == w2_shape1_123);
+    if (!(w2_124)) {
+        const long long tf_values[] = {(long long)(4), (long long)(w2_shape1_123)};
         return tf_fail("argument 3 ('w2'): shape[1] must be {0} (4), got {1} (at <tests>/test_golden.py:<line>)", tf_values, 2);
     }
     if ((long long)(x_shape0_4) < 0) {
@@ -837,11 +873,11 @@ extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(co
     TF_STOP_IF_INTERRUPTED();
     hidden_2_memory.reset();
     const float v_22 = ((float)x_shape0_4);
-    const float v_124 = (1.0f / v_22);
-    const float v_125 = v_124;
+    const float v_125 = (1.0f / v_22);
     const float v_126 = v_125;
-    const float v_127 = (v_126 / 4.0f);
-    const float v_56 = v_127;
+    const float v_127 = v_126;
+    const float v_128 = (v_127 / 4.0f);
+    const float v_56 = v_128;
     tf_buffer loss_21_memory((long long)(1), "loss");
     if (!loss_21_memory.data) return 1;
     float* loss_21 = (float*)loss_21_memory.data;
@@ -924,20 +960,20 @@ extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(co
     tf_buffer buf_98_memory((long long)(16) * (long long)(32), "buf");
     if (!buf_98_memory.data) return 1;
     float* buf_98 = (float*)buf_98_memory.data;
-    mlp_step_k10(buf_91, w1_1, buf_98);
+    mlp_step_k10(buf_91, w1_1, buf_98, 0.01f);
     TF_STOP_IF_INTERRUPTED();
     buf_91_memory.reset();
-    tf_buffer buf_104_memory((long long)(32) * (long long)(4), "buf");
-    if (!buf_104_memory.data) return 1;
-    float* buf_104 = (float*)buf_104_memory.data;
-    mlp_step_k11(buf_77, w2_12, buf_104);
+    tf_buffer buf_105_memory((long long)(32) * (long long)(4), "buf");
+    if (!buf_105_memory.data) return 1;
+    float* buf_105 = (float*)buf_105_memory.data;
+    mlp_step_k11(buf_77, w2_12, buf_105, 0.01f);
     TF_STOP_IF_INTERRUPTED();
     buf_77_memory.reset();
     out[0].data = buf_98_memory.release();
     out[0].rank = 2;
     out[0].shape[0] = 16;
     out[0].shape[1] = 32;
-    out[1].data = buf_104_memory.release();
+    out[1].data = buf_105_memory.release();
     out[1].rank = 2;
     out[1].shape[0] = 32;
     out[1].shape[1] = 4;

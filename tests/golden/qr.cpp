@@ -6,6 +6,8 @@ static __attribute__((noinline)) void qr_k0_rows(float* __restrict Q_0, const in
         Q_0[tf_t] = 0.0f;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void qr_k0(float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2) {
     const long long tf_count0 = (A_shape0_1);
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -18,6 +20,7 @@ void qr_k0(float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shap
     if ((long long)(A_shape0_1) * (long long)(A_shape1_2) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void qr_k1_rows(float* __restrict R_3, const int32_t A_shape1_2, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i1 = 0; i1 < A_shape1_2; i1++) {
@@ -25,6 +28,8 @@ static __attribute__((noinline)) void qr_k1_rows(float* __restrict R_3, const in
         R_3[tf_t] = 0.0f;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void qr_k1(float* __restrict R_3, const int32_t A_shape1_2) {
     const long long tf_count0 = (A_shape1_2);
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -37,6 +42,7 @@ void qr_k1(float* __restrict R_3, const int32_t A_shape1_2) {
     if ((long long)(A_shape1_2) * (long long)(A_shape1_2) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void qr_k2_rows(const float* __restrict A_4, float* __restrict A_copy_5, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i1 = 0; i1 < A_shape1_2; i1++) {
@@ -46,6 +52,8 @@ static __attribute__((noinline)) void qr_k2_rows(const float* __restrict A_4, fl
         A_copy_5[tf_t] = A_copy_7;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void qr_k2(const float* __restrict A_4, float* __restrict A_copy_5, const int32_t A_shape0_1, const int32_t A_shape1_2) {
     const long long tf_count0 = (A_shape0_1);
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -58,6 +66,7 @@ void qr_k2(const float* __restrict A_4, float* __restrict A_copy_5, const int32_
     if ((long long)(A_shape0_1) * (long long)(A_shape1_2) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void qr_k3_rows(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t tf_lane0 = tf_start; tf_lane0 < tf_stop; tf_lane0 += 32) {
@@ -91,6 +100,8 @@ static __attribute__((noinline)) void qr_k3_rows(const float* __restrict A_copy_
         }
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void qr_k3(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8) {
     const long long tf_count0 = ((1) + 31) / 32;
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -103,6 +114,7 @@ void qr_k3(const float* __restrict A_copy_5, float* __restrict R_3, const int32_
     if ((long long)(1) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void qr_k4_rows(const float* __restrict A_copy_5, const float* __restrict R_3, float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i0 = tf_start; i0 < tf_stop; i0++) {
@@ -113,6 +125,8 @@ static __attribute__((noinline)) void qr_k4_rows(const float* __restrict A_copy_
         Q_0[(i0) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)] = v_18;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void qr_k4(const float* __restrict A_copy_5, const float* __restrict R_3, float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8) {
     const long long tf_count0 = ((A_shape0_1) + 4095) / 4096;
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -125,6 +139,7 @@ void qr_k4(const float* __restrict A_copy_5, const float* __restrict R_3, float*
     if ((long long)(A_shape0_1) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void qr_k5_rows(const float* __restrict Q_0, const float* __restrict A_copy_5, float* __restrict R_3, const int32_t v_19, const int32_t v_20, const int32_t v_21, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i0 = tf_start; i0 < tf_stop; i0++) {
@@ -142,6 +157,8 @@ static __attribute__((noinline)) void qr_k5_rows(const float* __restrict Q_0, co
         R_3[(tf_clamp_index(v_8, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_23, A_shape1_2)] = v_22;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void qr_k5(const float* __restrict Q_0, const float* __restrict A_copy_5, float* __restrict R_3, const int32_t v_19, const int32_t v_20, const int32_t v_21, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8) {
     const long long tf_count0 = ((v_19) + 31) / 32;
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -154,6 +171,7 @@ void qr_k5(const float* __restrict Q_0, const float* __restrict A_copy_5, float*
     if ((long long)(v_19) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void qr_k6_rows(float* __restrict A_copy_5, const float* __restrict Q_0, const float* __restrict R_3, const int32_t v_21, const int32_t v_19, const int32_t v_20, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t i0) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t i1 = 0; i1 < v_19; i1++) {
@@ -167,6 +185,8 @@ static __attribute__((noinline)) void qr_k6_rows(float* __restrict A_copy_5, con
         A_copy_5[(tf_clamp_index(i0, A_shape0_1)) * A_shape1_2 + tf_clamp_index(v_29, A_shape1_2)] = v_34;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void qr_k6(float* __restrict A_copy_5, const float* __restrict Q_0, const float* __restrict R_3, const int32_t v_21, const int32_t v_19, const int32_t v_20, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8) {
     const long long tf_count0 = (v_21);
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -179,6 +199,7 @@ void qr_k6(float* __restrict A_copy_5, const float* __restrict Q_0, const float*
     if ((long long)(v_21) * (long long)(v_19) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 static __attribute__((noinline)) void qr_k7_rows(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
     for (int32_t tf_lane0 = tf_start; tf_lane0 < tf_stop; tf_lane0 += 32) {
@@ -212,6 +233,8 @@ static __attribute__((noinline)) void qr_k7_rows(const float* __restrict A_copy_
         }
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void qr_k7(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35) {
     const long long tf_count0 = ((1) + 31) / 32;
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -224,28 +247,8 @@ void qr_k7(const float* __restrict A_copy_5, float* __restrict R_3, const int32_
     if ((long long)(1) >= 64) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
-static __attribute__((noinline)) void qr_k8_rows(const float* __restrict A_copy_5, const float* __restrict R_3, float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35, const int32_t tf_start, const int32_t tf_stop) {
-    if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
-    for (int32_t i0 = tf_start; i0 < tf_stop; i0++) {
-        const int32_t tf_t = i0;
-        const float v_43 = A_copy_5[(i0) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
-        const float v_44 = R_3[(tf_clamp_index(v_35, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
-        const float v_45 = (v_43 / v_44);
-        Q_0[(i0) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)] = v_45;
-    }
-}
-void qr_k8(const float* __restrict A_copy_5, const float* __restrict R_3, float* __restrict Q_0, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35) {
-    const long long tf_count0 = ((A_shape0_1) + 4095) / 4096;
-    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
-        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
-            const int32_t tf_first = (int32_t)(tf_task * 4096);
-            qr_k8_rows(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_35, tf_first, tf_first + tf_min_index(A_shape0_1 - tf_first, 4096));
-        }
-    };
-    const long long tf_count = tf_count0;
-    if ((long long)(A_shape0_1) >= 8192) tf_parallel(tf_count, tf_tasks);
-    else tf_tasks(0, tf_count);
-}
+#pragma GCC pop_options
+// qr_k8 runs qr_k4's functions, with its own buffers and constants
 // ---- host
 extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(const tf_arg* in,
                                                        tf_arg* out, char* error, int error_size, const tf_allocator* allocator) {
@@ -325,7 +328,7 @@ extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(co
     }
     qr_k7(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35);
     TF_STOP_IF_INTERRUPTED();
-    qr_k8(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_35);
+    qr_k4(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_35);
     TF_STOP_IF_INTERRUPTED();
     A_copy_5_memory.reset();
     out[0].data = Q_0_memory.release();

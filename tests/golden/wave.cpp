@@ -74,6 +74,8 @@ static __attribute__((noinline)) void wave_k0_rows(const float* __restrict u_0, 
         u_new_3[tf_t] = u_new_24;
     }
 }
+#pragma GCC push_options
+#pragma GCC optimize("O1")
 void wave_k0(const float* __restrict u_0, const float* __restrict v_1, float* __restrict v_new_2, float* __restrict u_new_3, const int32_t u_shape0_4, const int32_t u_shape1_5) {
     const long long tf_count0 = (u_shape0_4);
     auto tf_tasks = [&](long long tf_begin, long long tf_end) {
@@ -86,6 +88,7 @@ void wave_k0(const float* __restrict u_0, const float* __restrict v_1, float* __
     if ((long long)(u_shape0_4) * (long long)(u_shape1_5) >= 8192) tf_parallel(tf_count, tf_tasks);
     else tf_tasks(0, tf_count);
 }
+#pragma GCC pop_options
 // ---- host
 extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(const tf_arg* in,
                                                        tf_arg* out, char* error, int error_size, const tf_allocator* allocator) {
