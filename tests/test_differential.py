@@ -303,6 +303,43 @@ def generated(a: F.Arg([-1], F.float32), b: F.Arg([-1], F.float32), c: F.Arg([-1
             f1 = F.tanh(((2.75 * -0.25) * (a + -2.0))) * 2.0
     return f0 * 0.75 + f1 - a * F.float(n0)
 """, 9, 267),
+    # dead_sets on and off differed in a last bit: dropping updates let g++ vectorize a loop,
+    # and glibc's vector tanh and sin round differently from its scalar ones (float32 math is
+    # now the same arithmetic in both, float_math.hpp).
+    "dead_sets_changed_what_vectorized": ("""
+def generated(a: F.Arg([-1], F.float32), b: F.Arg([-1], F.float32), c: F.Arg([-1], F.int32)):
+    f0 = 3.25
+    f1 = b
+    n0 = 2
+    n1 = 0
+    if not (f0 < f1):
+        for k1 in range(3):
+            k2 = 0
+            while (not ((f0 < 0.75) and (not (n0 < 0)))) and k2 < 4:
+                k2 += 1
+                n0 = n0
+            f0 = F.tanh(((f0) + (-f0))) * 2.0
+            k2 = 0
+            while ((2.0 < f1) and (not (n0 >= 2))) and k2 < 4:
+                k2 += 1
+                f0 = F.tanh((-(a))) * 2.0
+                a = F.tanh(((F.float(n1) - F.float(c)) - (F.float(k1) - F.float(c)))) * 2.0
+        f0 = F.tanh((F.min(((a if n0 <= 0 else 0.0)), (0.25 - F.float(n1))))) * 2.0
+    elif c < 0:
+        f0 = F.tanh(((F.float(n1)) - (F.min(f0, F.float(c))))) * 2.0
+        if n1 <= 0:
+            n1 = n1 + 1
+        elif not ((n0 >= 0) or (n0 != 2)):
+            for k2 in range(c):
+                n0 = -2
+            f0 = F.tanh((F.max((F.min(f0, 0.0)), (F.float(n0))))) * 2.0
+            n0 += 1
+    else:
+        n0 += 2
+        n0 += 1
+    f0 = F.tanh((F.sin((f1)))) * 2.0
+    return f0 * 0.75 + f1 - a * F.float(n0 + n1)
+""", 4, 556),
 }
 
 

@@ -51,11 +51,15 @@ __all__ = ["cache_dir"]  # (re-exported: the directory in use)
 # nothing, and the cleanups of the host's buffers for exceptions cost g++ time (0.2 s on 100).
 # -ffp-contract=off: a value that passes compute again in another kernel (recompute) must get
 # the same bits there; g++ fused different multiply-adds in each copy (a z-buffer's depths then
-# missed their own test). The GEMM's microkernel fuses its own (gemm.hpp).
+# missed their own test). The GEMM's microkernel fuses its own (gemm.hpp). -fno-trapping-math:
+# nothing reads the floating-point exception flags, and without it g++ keeps a branch around
+# float arithmetic (which "could trap") instead of vectorizing it: float_math.hpp's selects.
+# No value changes.
 BASE_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17", "-fno-math-errno",
-              "-ffp-contract=off", "-fno-loop-interchange", "-fvisibility=hidden", "-fno-exceptions", "-pipe"]
+              "-ffp-contract=off", "-fno-trapping-math", "-fno-loop-interchange", "-fvisibility=hidden",
+              "-fno-exceptions", "-pipe"]
 C_FLAGS = ["-O2", "-fPIC", "-shared", "-pthread", "-x", "c"]
-LIBRARIES = ["-lmvec", "-lm"]  # glibc's vector math (SIMD sin, exp...), then scalar libm
+LIBRARIES = ["-lm"]  # libm for double's sin, exp... (float32's are in float_math.hpp)
 UNIT_CHARACTERS = 20000  # of source per translation unit compiled in parallel (about 0.3 s of g++)
 TIMEOUT_VARIABLE = "TENSORFROST_COMPILE_TIMEOUT"
 DEFAULT_TIMEOUT = 600.0  # seconds; a large program takes well under a minute

@@ -32,6 +32,7 @@ from ..opt.analysis import kernel_traffic, set_variables
 from . import gemm, shared_kernels, temporal, tiling, toolchain
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
+FLOAT_MATH_PATH = os.path.join(os.path.dirname(__file__), "float_math.hpp")  # float32's sin, exp...
 PARALLEL_THRESHOLD = 8192  # grid elements below which a kernel runs on one thread
 PARALLEL_THRESHOLD_LOOPS = 64  # ... when each element runs a loop
 ROW_CHUNK = 4096  # elements of a 1-D grid a thread runs as one vectorizable row
@@ -162,8 +163,8 @@ class CppLang(Lang):
 
 def prelude(with_gemm: bool = True) -> str:
     """The helpers generated code uses; ``tf_gemm`` only where asked (it costs g++ time)."""
-    with open(PRELUDE_PATH) as f:
-        text = f.read()
+    with open(PRELUDE_PATH) as f, open(FLOAT_MATH_PATH) as math:
+        text = f.read() + math.read()
     return text + gemm.header() if with_gemm else text
 
 

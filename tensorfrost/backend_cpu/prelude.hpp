@@ -226,35 +226,18 @@ static inline uint32_t tf_reversebits(uint32_t v) {
     return (v >> 16) | (v << 16);
 }
 
-// Float math through glibc's libm, declared so that the compiler may call libmvec's SIMD
-// versions (_ZGVeN16v_sinf...) in vectorized loops. They are distinct names bound to the
-// same symbols, so GCC does not merge sin and cos of one value into sincosf (which stays
-// scalar), and const so that calls do not block vectorization. libmvec is within 4 ulp.
-// clang takes no omp declare simd on these declarations: -fveclib=libmvec (toolchain.py) maps
-// the same functions to the same SIMD versions for it.
-#if defined(__x86_64__) && defined(_OPENMP) && !defined(__clang__)
-#define TF_LIBM(name, args) _Pragma("omp declare simd notinbranch") \
-    extern "C" __attribute__((const, nothrow)) float tf_libm_##name args __asm__(#name);
-#else
-#define TF_LIBM(name, args) extern "C" __attribute__((const, nothrow)) float tf_libm_##name args __asm__(#name);
-#endif
-TF_LIBM(sinf, (float)) TF_LIBM(cosf, (float)) TF_LIBM(tanf, (float)) TF_LIBM(asinf, (float))
-TF_LIBM(acosf, (float)) TF_LIBM(atanf, (float)) TF_LIBM(sinhf, (float)) TF_LIBM(coshf, (float))
-TF_LIBM(tanhf, (float)) TF_LIBM(expf, (float)) TF_LIBM(exp2f, (float)) TF_LIBM(logf, (float))
-TF_LIBM(log2f, (float)) TF_LIBM(powf, (float, float)) TF_LIBM(atan2f, (float, float))
-#undef TF_LIBM
-#if defined(__x86_64__) && defined(_OPENMP) && !defined(__clang__)
-#define TF_LIBM(name, args) _Pragma("omp declare simd notinbranch") \
-    extern "C" __attribute__((const, nothrow)) double tf_libm_##name args __asm__(#name);
-#else
+// double math through glibc's scalar libm (float32's is our own, float_math.hpp, appended
+// to this prelude). Not declared SIMD-capable: libmvec's vector versions round differently
+// from these, and a value's result must not depend on whether its loop was vectorized. They
+// are distinct names bound to the same symbols, so GCC does not merge sin and cos of one
+// value into sincos.
 #define TF_LIBM(name, args) extern "C" __attribute__((const, nothrow)) double tf_libm_##name args __asm__(#name);
-#endif
 TF_LIBM(sin, (double)) TF_LIBM(cos, (double)) TF_LIBM(tan, (double)) TF_LIBM(asin, (double))
 TF_LIBM(acos, (double)) TF_LIBM(atan, (double)) TF_LIBM(sinh, (double)) TF_LIBM(cosh, (double))
 TF_LIBM(tanh, (double)) TF_LIBM(exp, (double)) TF_LIBM(exp2, (double)) TF_LIBM(log, (double))
 TF_LIBM(log2, (double)) TF_LIBM(pow, (double, double)) TF_LIBM(atan2, (double, double))
-
 #undef TF_LIBM
+
 static inline float tf_smoothstep_f32(float e0, float e1, float x) {
     const float t = tf_clamp_f32((x - e0) / (e1 - e0), 0.0f, 1.0f);
     return t * t * (3.0f - 2.0f * t);

@@ -22,15 +22,13 @@ GCC, CLANG, UNKNOWN = "gcc", "clang", "unknown"  # (an unknown compiler gets g++
 # Flags of the base set that only g++ takes: clang has no loop interchange to switch off and
 # rejects the flag.
 GCC_ONLY_FLAGS = frozenset({"-fno-loop-interchange"})
-# clang vectorizes calls of libm's functions into libmvec's (linked by compiler.LIBRARIES) only
-# when told to; g++ learns of them from the ``omp declare simd`` declarations in prelude.hpp.
 # The generated code's ``optimize`` attributes (tf_main at -O1, to save g++ time) are g++'s:
 # clang ignores them, and is told not to warn of each.
-CLANG_ONLY_FLAGS = ("-fveclib=libmvec", "-Wno-unknown-attributes")
+CLANG_ONLY_FLAGS = ("-Wno-unknown-attributes",)
 # Functions between these lines compile at -O1 (g++; clang ignores the pragma): those that
 # only dispatch work to other functions (a kernel's rows over the threads, a chain's bands),
-# where -O3 costs g++ time and gains nothing. Nothing in them is vectorized, so no result
-# differs (a vectorized libm call could differ from the scalar one in its last bit).
+# where -O3 costs g++ time and gains nothing. (No result differs: float math is the same
+# arithmetic vectorized or not, float_math.hpp.)
 QUICK_BEGIN = ("#pragma GCC push_options", '#pragma GCC optimize("O1")')
 QUICK_END = "#pragma GCC pop_options"
 OPENMP_PACKAGES = {GCC: "libgomp1 (g++'s OpenMP runtime)",

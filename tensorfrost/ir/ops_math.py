@@ -216,10 +216,10 @@ def _c_float(f32: str, f64: str, helper: str | None = None):
 
 
 def _c_math(name: str, arity: int = 1):
-    """C++'s float math: libm's float and double functions, declared in the prelude as
-    ``tf_libm_*`` so that vectorized loops call libmvec."""
+    """C++'s float math: float32's of our own (``tf_sin_f32``, float_math.hpp: the same bits in
+    a vectorized loop as in a scalar one), double's from libm (declared as ``tf_libm_sin``)."""
     args = _operands(arity)
-    return _c_float(f"tf_libm_{name}f({args})", f"tf_libm_{name}({args})")
+    return _c_float(f"tf_{name}_f32({args})", f"tf_libm_{name}({args})")
 
 
 def _c_builtin(name: str):

@@ -34,7 +34,7 @@ static __attribute__((noinline)) void mlp_step_k0_rows(const float* __restrict x
                 for (int32_t tf_l = 0; tf_l < 32; tf_l++) {
                     const int32_t i1 = tf_lane0 + tf_l;
                     const int32_t tf_t = i0 * 32 + i1;
-                    const float hidden_11 = tf_libm_tanhf(v_5[tf_r][tf_l]);
+                    const float hidden_11 = tf_tanh_f32(v_5[tf_r][tf_l]);
                     hidden_2[tf_t] = hidden_11;
                     buf_3[tf_t] = v_5[tf_r][tf_l];
                 }
@@ -68,7 +68,7 @@ static __attribute__((noinline)) void mlp_step_k0_rows(const float* __restrict x
                 for (int32_t tf_l = 0; tf_l < tf_lanes; tf_l++) {
                     const int32_t i1 = tf_lane0 + tf_l;
                     const int32_t tf_t = i0 * 32 + i1;
-                    const float hidden_11 = tf_libm_tanhf(v_5[tf_r][tf_l]);
+                    const float hidden_11 = tf_tanh_f32(v_5[tf_r][tf_l]);
                     hidden_2[tf_t] = hidden_11;
                     buf_3[tf_t] = v_5[tf_r][tf_l];
                 }
@@ -81,7 +81,7 @@ static __attribute__((noinline)) void mlp_step_k0_epilogue(const float* __restri
         const int32_t tf_t = i0 * 32 + i1;
         float v_5 = 0.0f;
         v_5 = tf_gemm_c[tf_t];
-        const float hidden_11 = tf_libm_tanhf(v_5);
+        const float hidden_11 = tf_tanh_f32(v_5);
         hidden_2[tf_t] = hidden_11;
         buf_3[tf_t] = v_5;
     }
@@ -478,7 +478,7 @@ static __attribute__((noinline)) void mlp_step_k6_rows(const float* __restrict b
     for (int32_t i1 = tf_start; i1 < tf_stop; i1++) {
         const int32_t tf_t = i0 * x_shape0_4 + i1;
         const float v_75 = buf_3[(i1) * 32 + i0];
-        const float hidden_76 = tf_libm_tanhf(v_75);
+        const float hidden_76 = tf_tanh_f32(v_75);
         hidden_74[tf_t] = hidden_76;
     }
 }
@@ -604,7 +604,7 @@ static __attribute__((noinline)) void mlp_step_k8_rows(const float* __restrict b
     for (int32_t i1 = 0; i1 < 32; i1++) {
         const int32_t tf_t = i0 * 32 + i1;
         const float v_85 = buf_3[tf_t];
-        const float hidden_86 = tf_libm_tanhf(v_85);
+        const float hidden_86 = tf_tanh_f32(v_85);
         const float v_87 = (hidden_86 * hidden_86);
         const float v_88 = (1.0f - v_87);
         const float v_89 = buf_67[tf_t];
