@@ -1,7 +1,8 @@
 """W1: a chain of elementwise math, y = tanh(sin(x)*2 + exp(-x*x)) * cos(x) + sqrt(abs(x)+1).
 
 64M float32 elements; the metric counts 8 bytes per element (one read, one write). It is
-compute-bound unless the transcendental functions are vectorized (glibc's libmvec).
+compute-bound: the C row's transcendental functions are glibc's vector ones (libmvec),
+tensorfrost's its own (exact to 0.5 ulp in double, the same bits in every lane; slower).
 
 The ``(float16)`` rows (issue 29) run the chain on the same x rounded to float16: each op
 computes in float32 and rounds to float16, as tensorfrost, numpy and torch do. They check

@@ -4,10 +4,13 @@
 // Why not libm: glibc's vector functions (libmvec) and its scalar ones round differently in
 // the last bits, so a value's sin depended on whether g++ vectorized its loop, on the
 // array's size and on the element's position (a loop's scalar tail). These compute in
-// double and return the float nearest that (within 1 ulp of the correctly rounded result),
-// with no branches, calls or traps: g++ inlines and vectorizes them like any arithmetic, and
-// a lane of a vector gets the same bits as a scalar (the build uses -ffp-contract=off, and
-// every step is an IEEE operation that rounds once). Special values follow C's functions.
+// double, with polynomials fitted for a relative error under 2^-40, and return the float
+// nearest that: within 1 ulp of the correctly rounded result, almost always equal to it. No
+// branches, calls or traps: g++ inlines and vectorizes them like any arithmetic, and a lane
+// of a vector gets the same bits as a scalar (the build uses -ffp-contract=off, and every
+// step is an IEEE operation that rounds once: the polynomials' fused multiply-adds too,
+// where the CPU has them). Special values follow C. (tools/fit_float_math.py fits the
+// polynomials.)
 
 static inline double tf_fm_from_bits(uint64_t b) { double d; __builtin_memcpy(&d, &b, 8); return d; }
 static inline uint64_t tf_fm_bits(double d) { uint64_t b; __builtin_memcpy(&b, &d, 8); return b; }
@@ -17,10 +20,17 @@ static inline bool tf_fm_negative(float x) { return (tf_fm_bits32(x) >> 31) != 0
 static inline float tf_fm_magnitude(float x) { return tf_fm_from_bits32(tf_fm_bits32(x) & 0x7fffffffu); }
 static inline bool tf_fm_finite(float x) { return (tf_fm_bits32(x) & 0x7f800000u) != 0x7f800000u; }
 
+// a b + c, rounded once where the CPU fuses it (so the same in every lane), else twice
+#ifdef __FMA__
+static inline double tf_fm_mad(double a, double b, double c) { return __builtin_fma(a, b, c); }
+#else
+static inline double tf_fm_mad(double a, double b, double c) { return a * b + c; }
+#endif
+
 // c0 + x (c1 + x (c2 + ...)): a polynomial by Horner's rule
 static inline double tf_fm_horner(double, double c) { return c; }
 template <typename... Rest> static inline double tf_fm_horner(double x, double c, Rest... rest) {
-    return c + x * tf_fm_horner(x, rest...);
+    return tf_fm_mad(x, tf_fm_horner(x, rest...), c);
 }
 
 #define TF_FM_PI_2 0x1.921fb54442d18p0
@@ -32,10 +42,11 @@ static inline double tf_fm_exp2(double t) {
     t = t > 200.0 ? 200.0 : t;
     const double shifted = t + 0x1.8p52;  // t rounded to an integer k, in the low bits
     const double k = shifted - 0x1.8p52;
-    const double x = (t - k) * TF_FM_LN2;  // 2^(t - k) = e^x, |x| <= 0.35: Taylor to x^10 (3e-13)
-    const double p = tf_fm_horner(x, 1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0,
-                                  1.0 / 720.0, 1.0 / 5040.0, 1.0 / 40320.0, 1.0 / 362880.0,
-                                  1.0 / 3628800.0);
+    const double f = t - k;  // 2^f, |f| <= 1/2: 1 + f P(f) (2^-40)
+    const double p = tf_fm_mad(f, tf_fm_horner(f, 0x1.62e42fef89d11p-1, 0x1.ebfbdff8edeb7p-3,
+                                               0x1.c6b08dced3e78p-5, 0x1.3b2ab5ed6df40p-7,
+                                               0x1.5d874d0679010p-10, 0x1.430aa884f0aa0p-13,
+                                               0x1.00d853873ee00p-16, 0x1.61c4eeee7a400p-20), 1.0);
     const uint64_t exponent = tf_fm_bits(shifted) - tf_fm_bits(0x1.8p52) + 1023;  // k + 1023
     return p * tf_fm_from_bits(exponent << 52);
 }
@@ -49,10 +60,10 @@ static inline double tf_fm_log_mantissa(double d, double* e) {
     const double mantissa = high ? m * 0.5 : m;
     *e = high ? biased - 1022.0 : biased - 1023.0;
     const double s = (mantissa - 1.0) / (mantissa + 1.0);  // log m = 2 atanh s, |s| <= 0.172
-    const double z = s * s;
-    const double p = tf_fm_horner(z, 1.0, 1.0 / 3.0, 1.0 / 5.0, 1.0 / 7.0, 1.0 / 9.0, 1.0 / 11.0,
-                                  1.0 / 13.0, 1.0 / 15.0);  // (to s^15: 4e-14)
-    return 2.0 * s * p;
+    const double z = s * s;  // 2 s + 2 s z R(z) (2^-51: pow multiplies its error by up to 150)
+    const double p = tf_fm_horner(z, 0x1.5555555553955p-2, 0x1.999999a2979b5p-3, 0x1.2492417462808p-3,
+                                  0x1.c7227a45aac1bp-4, 0x1.732bd516ceccdp-4, 0x1.587bb07f23d2cp-4);
+    return tf_fm_mad(2.0 * s, z * p, 2.0 * s);
 }
 
 // C's results where log's argument is 0 (-inf), negative (NaN), +inf or NaN (itself)
@@ -98,83 +109,64 @@ static inline float tf_pow_f32(float x, float y) {
     return (x == 1.0f || y == 0.0f) ? 1.0f : (float)r;
 }
 
-// 2/pi in 24-bit pieces: 2/pi = sum of tf_fm_two_over_pi[i] 2^(-24 (i + 1))
-static const double tf_fm_two_over_pi[9] = {10680707.0, 7228996.0, 1387004.0, 2578385.0, 16069853.0,
-                                            12639074.0, 9804092.0, 4427841.0, 16666979.0};
+// Bits [8j - 1, 8j + 62] of 2/pi's binary fraction (bit i weighs 2^-i). A float's exponent
+// picks two of them, 64 bits apart (and its low 3 bits shift the mantissa): the 96 bits of
+// 2/pi that decide its turns modulo 4.
+static const uint64_t tf_fm_two_over_pi[22] = {
+    0x28be60db9391054aull, 0xbe60db9391054a7full, 0x60db9391054a7f09ull, 0xdb9391054a7f09d5ull,
+    0x9391054a7f09d5f4ull, 0x91054a7f09d5f47dull, 0x054a7f09d5f47d4dull, 0x4a7f09d5f47d4d37ull,
+    0x7f09d5f47d4d3770ull, 0x09d5f47d4d377036ull, 0xd5f47d4d377036d8ull, 0xf47d4d377036d8a5ull,
+    0x7d4d377036d8a566ull, 0x4d377036d8a5664full, 0x377036d8a5664f10ull, 0x7036d8a5664f10e4ull,
+    0x36d8a5664f10e410ull, 0xd8a5664f10e4107full, 0xa5664f10e4107f94ull, 0x664f10e4107f9458ull,
+    0x4f10e4107f9458eaull, 0x10e4107f9458eaf7ull};
 
-// a = |x| as r + q pi/2 with |r| <= pi/4 (a little more) and q in {0, 1, 2, 3}
-static inline double tf_fm_reduce(float a, double* quadrant) {
-    // below 2^24: k pi/2 with pi/2 in three parts, k times the first two exact
-    const double d = a;
-    const double k = __builtin_rint(d * 0x1.45f306dc9c883p-1);
-    const double near = ((d - k * 0x1.921fb54p0) - k * 0x1.10b4611p-30) - k * 0x1.4c4c6628b80dcp-59;
-    // from 2^24: a = m 2^e (m < 2^24, e >= 1) exactly, times 2/pi modulo 4 from the five
-    // pieces that reach below 2^2 and above 2^-118
+// a 2/pi modulo 4 (quarter turns) in units of 2^-62, for a >= 2^24 (a = m 2^e, e >= 1, with
+// m an integer, so the bits of 2/pi that weigh 4 or more drop out); off by at most 2 units
+static inline uint64_t tf_fm_quarter_turns(float a) {
     const uint32_t bits = tf_fm_bits32(a);
     const int32_t raw = (int32_t)(bits >> 23) - 150;
-    const int32_t e = raw < 1 ? 1 : raw;
-    const int32_t dropped = ((e - 2) * 2731) >> 16;  // (e - 2) / 24: pieces whose terms are multiples of 4
-    const int32_t first = dropped < 0 ? 0 : dropped;
-    const double m = (double)(int32_t)((bits & 0x7fffffu) | 0x800000u);
-    const double scale = (double)tf_fm_from_bits32((uint32_t)(e - 24 * (first + 1) + 127) << 23);  // 2^[-23, 1]
-    const double t0 = m * tf_fm_two_over_pi[first] * scale;
-    const double t1 = m * tf_fm_two_over_pi[first + 1] * scale * 0x1p-24;
-    const double t2 = m * tf_fm_two_over_pi[first + 2] * scale * 0x1p-48;
-    const double t3 = m * tf_fm_two_over_pi[first + 3] * scale * 0x1p-72;
-    const double t4 = m * tf_fm_two_over_pi[first + 4] * scale * 0x1p-96;
-    // t0, t1 modulo 4 and their sum are exact; t2 joins as a sum with its rounding error
-    const double high = (t0 - 4.0 * __builtin_floor(t0 * 0.25)) + (t1 - 4.0 * __builtin_floor(t1 * 0.25));
-    const double k1 = __builtin_rint(high);
-    const double h = high - k1;
-    const double s = h + t2;
-    const double back = s - h;
-    const double error = (h - (s - back)) + (t2 - back);
-    const double k2 = __builtin_rint(s);
-    const double far = ((s - k2) + ((t3 + t4) + error)) * TF_FM_PI_2;
+    const uint32_t e = raw < 1 ? 1u : (uint32_t)raw;
+    const int32_t q = (int32_t)(e >> 3);  // (a signed index: g++ gathers with those)
+    const uint64_t m = (uint64_t)((bits & 0x7fffffu) | 0x800000u) << (e & 7u);  // < 2^31
+    const uint64_t low = tf_fm_two_over_pi[q + 8] >> 32;
+    return m * tf_fm_two_over_pi[q] + ((m * low) >> 32);  // (modulo 2^64: whole turns drop out)
+}
+
+// sin(|x|), or cos(x) when `cosine`, as (-1)^n sin(r) with |r| <= pi/2: |x| = r + k pi (or
+// r + (k + 1/2) pi, from which n = k + 1). Below 2^24, pi in three parts (k times the first
+// two is exact); from 2^24, tf_fm_quarter_turns.
+static inline double tf_fm_sin_turns(float x, bool cosine) {
+    const float a = tf_fm_magnitude(x);
+    const double d = a;
+    const double k = __builtin_rint(tf_fm_mad(d, 0x1.45f306dc9c883p-2, cosine ? -0.5 : 0.0));
+    const double kk = cosine ? k + 0.5 : k;
+    const double near = ((d - kk * 0x1.921fb54p1) - kk * 0x1.10b461p-29) - kk * 0x1.a62633145c06ep-57;
+    const double n = cosine ? k + 1.0 : k;
+    const uint64_t turns = tf_fm_quarter_turns(a) + (cosine ? 1ull << 62 : 0ull);
+    const uint64_t far_n = (turns + (1ull << 62)) >> 63;  // the nearest even count of quarters, halved, mod 2
+    const double far = (double)(int64_t)(turns - (far_n << 63)) * 0x1.921fb54442d18p-62;
     const bool is_far = d >= 0x1p24;
-    const double turns = is_far ? k1 + k2 : k;
-    *quadrant = turns - 4.0 * __builtin_floor(turns * 0.25);
-    return is_far ? far : near;
-}
-
-static inline double tf_fm_sin_poly(double r) {  // |r| <= 0.8: Taylor to r^13 (4e-14)
-    const double z = r * r;
-    const double p = tf_fm_horner(z, 1.0 / 6.0, -1.0 / 120.0, 1.0 / 5040.0, -1.0 / 362880.0,
-                                  1.0 / 39916800.0, -1.0 / 6227020800.0);
-    return r - r * z * p;
-}
-
-static inline double tf_fm_cos_poly(double r) {  // |r| <= 0.8: Taylor to r^14 (2e-15)
-    const double z = r * r;
-    const double p = tf_fm_horner(z, -0.5, 1.0 / 24.0, -1.0 / 720.0, 1.0 / 40320.0,
-                                  -1.0 / 3628800.0, 1.0 / 479001600.0, -1.0 / 87178291200.0);
-    return 1.0 + z * p;
+    const double r = is_far ? far : near;
+    const double z = r * r;  // sin r = r + r z Q(z) (2^-43)
+    const double s = tf_fm_mad(r * z, tf_fm_horner(z, -0x1.5555555546f79p-3, 0x1.1111110a4a730p-7,
+                                                   -0x1.a019fd53ad1a8p-13, 0x1.71dcf70e90400p-19,
+                                                   -0x1.ae03b95700000p-26, 0x1.52d74e6000000p-33), r);
+    const double odd = is_far ? (double)(int64_t)far_n : n - 2.0 * __builtin_floor(n * 0.5);  // 0 or 1 (a double: g++ vectorizes that select)
+    return odd != 0.0 ? -s : s;
 }
 
 static inline float tf_sin_f32(float x) {
-    double q;
-    const double r = tf_fm_reduce(tf_fm_magnitude(x), &q);
-    const double s = tf_fm_sin_poly(r), c = tf_fm_cos_poly(r);
-    double v = q == 0.0 ? s : q == 1.0 ? c : q == 2.0 ? -s : -c;
-    v = tf_fm_negative(x) ? -v : v;
-    return tf_fm_finite(x) ? (float)v : x - x;
+    const double v = tf_fm_sin_turns(x, false);
+    return tf_fm_finite(x) ? (float)(tf_fm_negative(x) ? -v : v) : x - x;
 }
 
 static inline float tf_cos_f32(float x) {
-    double q;
-    const double r = tf_fm_reduce(tf_fm_magnitude(x), &q);
-    const double s = tf_fm_sin_poly(r), c = tf_fm_cos_poly(r);
-    const double v = q == 0.0 ? c : q == 1.0 ? -s : q == 2.0 ? -c : s;
-    return tf_fm_finite(x) ? (float)v : x - x;
+    return tf_fm_finite(x) ? (float)tf_fm_sin_turns(x, true) : x - x;
 }
 
-static inline float tf_tan_f32(float x) {
-    double q;
-    const double r = tf_fm_reduce(tf_fm_magnitude(x), &q);
-    const double s = tf_fm_sin_poly(r), c = tf_fm_cos_poly(r);
-    double v = (q == 0.0 || q == 2.0) ? s / c : -c / s;
-    v = tf_fm_negative(x) ? -v : v;
-    return tf_fm_finite(x) ? (float)v : x - x;
+static inline float tf_tan_f32(float x) {  // sin / cos, each with its own reduction (so exact near the poles)
+    const double v = tf_fm_sin_turns(x, false) / tf_fm_sin_turns(x, true);
+    return tf_fm_finite(x) ? (float)(tf_fm_negative(x) ? -v : v) : x - x;
 }
 
 // atan(a) for a >= 0 (inf too; NaN stays NaN): 1/a above 1, then two halvings of the
@@ -219,13 +211,17 @@ static inline float tf_acos_f32(float x) {  // 2 atan(sqrt((1 - x) / (1 + x))), 
 // e^a for sinh, cosh and tanh (a = |x|)
 static inline double tf_fm_exp(double a) { return tf_fm_exp2(a * 0x1.71547652b82fep0); }
 
+// below 1 (sinh) and 1/2 (tanh), where e^a - 1/e^a and 1 - 2 / (e^2a + 1) would cancel:
+// a + a z P(z), z = a^2 (2^-43, 2^-42)
 static inline float tf_sinh_f32(float x) {
     const double a = tf_fm_magnitude(x);
     const double e = tf_fm_exp(a);
-    const double z = a * a;  // below 2^-10, e - 1/e would cancel: Taylor to a^5
-    double v = a < 0x1p-10 ? a + a * z * (1.0 / 6.0 + z * (1.0 / 120.0)) : 0.5 * (e - 1.0 / e);
-    v = tf_fm_negative(x) ? -v : v;
-    return (float)v;
+    const double z = a * a;
+    const double small = tf_fm_mad(a * z, tf_fm_horner(z, 0x1.5555555576cf6p-3, 0x1.111110f2e87b9p-7,
+                                                       0x1.a01a24c019f60p-13, 0x1.71cc6fdd04400p-19,
+                                                       0x1.b68b578b40000p-26), a);
+    const double v = a < 1.0 ? small : 0.5 * (e - 1.0 / e);
+    return (float)(tf_fm_negative(x) ? -v : v);
 }
 
 static inline float tf_cosh_f32(float x) {
@@ -235,11 +231,13 @@ static inline float tf_cosh_f32(float x) {
 
 static inline float tf_tanh_f32(float x) {
     const double a = tf_fm_magnitude(x);
-    const double z = a * a;  // below 2^-10, 1 - 2 / (e^2a + 1) would cancel: Taylor to a^7
-    double v = a < 0x1p-10 ? a - a * z * (1.0 / 3.0 - z * (2.0 / 15.0 - z * (17.0 / 315.0)))
-                           : 1.0 - 2.0 / (tf_fm_exp(2.0 * a) + 1.0);
-    v = tf_fm_negative(x) ? -v : v;
-    return (float)v;
+    const double z = a * a;
+    const double small = tf_fm_mad(a * z, tf_fm_horner(z, -0x1.5555555437292p-2, 0x1.1111102b8d1cap-3,
+                                                       -0x1.ba1b24c755e52p-5, 0x1.663f13d77fed7p-6,
+                                                       -0x1.214c0300cb34dp-7, 0x1.c025b01b6ee30p-9,
+                                                       -0x1.0341f7bf61042p-10), a);
+    const double v = a < 0.5 ? small : 1.0 - 2.0 / (tf_fm_exp(2.0 * a) + 1.0);
+    return (float)(tf_fm_negative(x) ? -v : v);
 }
 #undef TF_FM_PI_2
 #undef TF_FM_LN2
