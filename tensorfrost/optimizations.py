@@ -48,6 +48,8 @@ NAMES: dict[str, str] = {
     "program_cache": "cpu: a program traced before loads its compiled library without the passes",
     "dead_sets": "pass: an update of a variable that no later read sees is dropped (reverse mode tapes less)",
     "shared_kernels": "cpu: kernels whose code differs only in float constants compile once, taking them as arguments",
+    "math_core": "cpu: float32 sin, cos and tan call the math core's vector functions (they skip the reduction "
+                 "of large arguments where no lane has one)",
 }
 
 _lock = threading.Lock()

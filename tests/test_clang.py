@@ -148,13 +148,13 @@ def test_programs_built_by_clang_agree_with_numpy_and_are_clangs(tmp_path):
     clang, cache, script = _clang(), tmp_path / "cache", tmp_path / "clang_programs.py"
     script.write_text(SCRIPT)  # (a kernel_program's source is read from its file)
     env = dict(os.environ, CXX="clang++", TENSORFROST_CACHE_DIR=str(cache))
-    for compiles in ("8", "0"):  # 5 programs, the GEMM core, the pool, the fast path; then all hits
+    for compiles in ("9", "0"):  # 5 programs, the GEMM and math cores, the pool, the fast path; then all hits
         result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
                                 timeout=300)
         assert result.returncode == 0, result.stderr[-4000:]
         assert result.stdout.split() == ["compiles", compiles], result.stdout
     libraries = sorted(cache.glob("*.so"))
-    assert len(libraries) == 8, libraries
+    assert len(libraries) == 9, libraries
     version = _clang_version()
     for library in libraries:
         assert f"clang version {version}" in _comment(library), library

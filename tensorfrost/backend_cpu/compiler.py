@@ -39,7 +39,7 @@ import time
 import warnings
 
 from ..ir.errors import CompileError, CompilerSetupError, warning_level
-from . import disk_cache, gemm, toolchain
+from . import disk_cache, toolchain
 from .disk_cache import cache_dir, new_temp, open_cache, read_own, unlink
 
 __all__ = ["cache_dir"]  # (re-exported: the directory in use)
@@ -438,18 +438,20 @@ def build_library(source: str | list[str], name: str, extra_flags: str = "", lan
                   rebuild: bool = False) -> str:
     """The path of a shared library built from ``source`` (one translation unit, or a list
     of them, compiled in parallel): from the cache when its record verifies (then no
-    process is started), else compiled now (always when ``rebuild``). Units that call the
-    GEMM core (gemm_core.py) get it verified, built alongside if needed, and loaded."""
+    process is started), else compiled now (always when ``rebuild``). Units that call a core
+    library (core_library.py: the GEMM's, the math functions') get it verified, built
+    alongside if needed, and loaded."""
     sources = [source] if isinstance(source, str) else list(source)
     flags = cxx_flags(extra_flags) if language == "c++" else C_FLAGS + _split(extra_flags)
-    if language != "c++" or not any(gemm.CORE_MARKER in unit for unit in sources):
-        return build_with_flags(sources, name, flags, language, rebuild)
-    from . import gemm_core  # (it builds its library with this module)
-    wait = gemm_core.start(flags)  # in a thread of its own, while g++ compiles the program
+    from . import gemm_core, math_core  # (they build their libraries with this module)
+    cores = [core for core in (gemm_core.CORE, math_core.CORE)
+             if language == "c++" and any(core.marker in unit for unit in sources)]
+    waits = [core.start(flags) for core in cores]  # in threads of their own, while g++ compiles the program
     try:
-        return build_with_flags(sources, name, gemm_core.program_flags(flags), language, rebuild)
+        return build_with_flags(sources, name, [*flags, *(core.define(flags) for core in cores)], language, rebuild)
     finally:
-        wait()
+        for wait in waits:
+            wait()
 
 
 def cxx_flags(extra_flags: str) -> list[str]:

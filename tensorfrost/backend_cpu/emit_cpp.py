@@ -29,7 +29,7 @@ from ..ir.node import Node, Program, walk
 from ..ir.ops import ADD, BREAK, CONTINUE, DIM_ID, IF, INPUT, KERNEL, LOAD, LOOP, MUL, SET, STORE
 from ..ir.shapes import dims_equal, shapes_equal
 from ..opt.analysis import kernel_traffic, set_variables
-from . import gemm, shared_kernels, temporal, tiling, toolchain
+from . import gemm, math_core, shared_kernels, temporal, tiling, toolchain
 
 PRELUDE_PATH = os.path.join(os.path.dirname(__file__), "prelude.hpp")
 FLOAT_MATH_PATH = os.path.join(os.path.dirname(__file__), "float_math.hpp")  # float32's sin, exp...
@@ -200,6 +200,10 @@ class CppProgram:
         self.cost = sum(self.costs)
         self.full_source = "\n".join([prelude(self.uses_gemm), "// ---- kernels", *self.kernel_sources, "// ---- host",
                                       self.main_source])
+        # (the units call the math core's sin, cos and tan; the code shown inlines them)
+        self.uses_math_core = optimizations.enabled("math_core") and math_core.called_by(self.kernel_sources)
+        if self.uses_math_core:
+            optimizations.fired("math_core")
 
     def units(self, count: int) -> list[str]:
         """The program as ``count`` translation units (fewer if it has fewer kernels), each the
@@ -209,6 +213,8 @@ class CppProgram:
         pieces = [*self.kernel_sources, self.main_source]
         count = max(1, min(count, len(pieces)))
         head = prelude(False) + (gemm.declaration() if self.uses_gemm else "")  # the GEMM is a library of its own
+        if self.uses_math_core:
+            head = math_core.MARKER + "\n" + head
         if count == 1:
             return ["\n".join([head, "// ---- kernels", *self.kernel_sources, "// ---- host", self.main_source])]
         shares: list[list[int]] = [[] for _ in range(count)]

@@ -135,7 +135,7 @@ static inline uint64_t tf_fm_quarter_turns(float a) {
 // sin(|x|), or cos(x) when `cosine`, as (-1)^n sin(r) with |r| <= pi/2: |x| = r + k pi (or
 // r + (k + 1/2) pi, from which n = k + 1). Below 2^24, pi in three parts (k times the first
 // two is exact); from 2^24, tf_fm_quarter_turns.
-static inline double tf_fm_sin_turns(float x, bool cosine) {
+static inline double tf_fm_sin_turns(float x, bool cosine, bool large = true) {
     const float a = tf_fm_magnitude(x);
     const double d = a;
     const double k = __builtin_rint(tf_fm_mad(d, 0x1.45f306dc9c883p-2, cosine ? -0.5 : 0.0));
@@ -145,7 +145,7 @@ static inline double tf_fm_sin_turns(float x, bool cosine) {
     const uint64_t turns = tf_fm_quarter_turns(a) + (cosine ? 1ull << 62 : 0ull);
     const uint64_t far_n = (turns + (1ull << 62)) >> 63;  // the nearest even count of quarters, halved, mod 2
     const double far = (double)(int64_t)(turns - (far_n << 63)) * 0x1.921fb54442d18p-62;
-    const bool is_far = d >= 0x1p24;
+    const bool is_far = large && d >= 0x1p24;
     const double r = is_far ? far : near;
     const double z = r * r;  // sin r = r + r z Q(z) (2^-43)
     const double s = tf_fm_mad(r * z, tf_fm_horner(z, -0x1.5555555546f79p-3, 0x1.1111110a4a730p-7,
@@ -155,17 +155,19 @@ static inline double tf_fm_sin_turns(float x, bool cosine) {
     return odd != 0.0 ? -s : s;
 }
 
-static inline float tf_sin_f32(float x) {
-    const double v = tf_fm_sin_turns(x, false);
+// sin, cos and tan, with the reduction from 2^24 or without it (`large`: for |x| < 2^24 both
+// give the same bits)
+static inline float tf_fm_sin(float x, bool large = true) {
+    const double v = tf_fm_sin_turns(x, false, large);
     return tf_fm_finite(x) ? (float)(tf_fm_negative(x) ? -v : v) : x - x;
 }
 
-static inline float tf_cos_f32(float x) {
-    return tf_fm_finite(x) ? (float)tf_fm_sin_turns(x, true) : x - x;
+static inline float tf_fm_cos(float x, bool large = true) {
+    return tf_fm_finite(x) ? (float)tf_fm_sin_turns(x, true, large) : x - x;
 }
 
-static inline float tf_tan_f32(float x) {  // sin / cos, each with its own reduction (so exact near the poles)
-    const double v = tf_fm_sin_turns(x, false) / tf_fm_sin_turns(x, true);
+static inline float tf_fm_tan(float x, bool large = true) {  // each with its own reduction (exact near the poles)
+    const double v = tf_fm_sin_turns(x, false, large) / tf_fm_sin_turns(x, true, large);
     return tf_fm_finite(x) ? (float)(tf_fm_negative(x) ? -v : v) : x - x;
 }
 
@@ -241,3 +243,22 @@ static inline float tf_tanh_f32(float x) {
 }
 #undef TF_FM_PI_2
 #undef TF_FM_LN2
+
+#if defined(TF_MATH_CORE) && !defined(TF_MATH_CORE_LIBRARY)
+// A unit that math_core.py links to the math core library calls its sin, cos and tan: its
+// vectors take the reduction from 2^24 only when a lane needs it (the same bits either way).
+#define TF_MATH_STRING2(x) #x
+#define TF_MATH_STRING(x) TF_MATH_STRING2(x)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define TF_MATH_VECTOR __attribute__((simd("notinbranch")))  // (vectorized loops call its vector versions)
+#else
+#define TF_MATH_VECTOR
+#endif
+extern "C" TF_MATH_VECTOR __attribute__((const, nothrow)) float tf_sin_f32(float) __asm__(TF_MATH_STRING(TF_MATH_CORE) "_sin");
+extern "C" TF_MATH_VECTOR __attribute__((const, nothrow)) float tf_cos_f32(float) __asm__(TF_MATH_STRING(TF_MATH_CORE) "_cos");
+extern "C" TF_MATH_VECTOR __attribute__((const, nothrow)) float tf_tan_f32(float) __asm__(TF_MATH_STRING(TF_MATH_CORE) "_tan");
+#else
+static inline float tf_sin_f32(float x) { return tf_fm_sin(x); }
+static inline float tf_cos_f32(float x) { return tf_fm_cos(x); }
+static inline float tf_tan_f32(float x) { return tf_fm_tan(x); }
+#endif

@@ -7,8 +7,8 @@ source, the op table's spellings, the passes and the emitters' tuning constants 
 process has them, the optimizations switched off, the build options,
 the compiler command and the CPU: all that the generated code follows from. An entry holds
 what the executable needs besides its library: the library's key, each output's dtype, rank
-and alias, whether it calls the GEMM core library (loaded first, gemm_core.py), and the
-generated source. It is JSON signed with the cache's secret like a library's record, so an
+and alias, the core libraries it calls (loaded first: core_library.py), and the generated
+source. It is JSON signed with the cache's secret like a library's record, so an
 entry planted, edited or cut short does not verify and the program is compiled as if there
 were none; the library it names is verified as on any other hit, which also checks that the
 compiler the command resolves to is the one that built it (toolchain.py): an entry of g++'s
@@ -34,11 +34,12 @@ from ..ir.errors import SourceLocation
 from ..ir.node import Node, Program
 from ..ir.ops import CONST, INPUT, OPS
 from ..opt import pipeline
-from . import compiler, emit_cpp, gemm, gemm_core, temporal, tiling
+from . import compiler, emit_cpp, gemm, gemm_core, math_core, temporal, tiling
 from .runtime import CpuExecutable, ffi
 
-FORMAT = "tensorfrost program cache 4"
+FORMAT = "tensorfrost program cache 5"
 SUFFIX = ".program"
+_CORES = {gemm_core.NAME: gemm_core.CORE, math_core.CORE.name: math_core.CORE}  # the core libraries by name
 _PLAIN = (int, float, str, bool, type(None))  # attribute values spelled by their repr (which tells them apart)
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SOURCES = (".py", ".hpp", ".c", ".h")
@@ -79,12 +80,13 @@ def load(cache_key: str | None, name: str, backend, options) -> tuple:
         path = compiler.cached_library(name, entry["library"])
         if path is None:
             return None, {}
-        program, source, core = _outline(entry), _sources(entry), entry["core"] is True
+        program, source = _outline(entry), _sources(entry)
+        cores = [_CORES[name] for name in entry["cores"]]
         fired = {str(k): int(v) for k, v in entry["fired"].items() if k in optimizations.NAMES}
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None, {}  # signed by us, so only an older format: compiled again
-    if core:
-        gemm_core.ensure(compiler.cxx_flags(options.compiler_flags))  # before the library that calls it
+    for core in cores:
+        core.ensure(compiler.cxx_flags(options.compiler_flags))  # before the library that calls it
     try:
         lib = ffi.dlopen(path)
     except OSError:
@@ -114,7 +116,9 @@ def store(cache_key: str | None, program: Program, executable, fired: dict) -> N
     library = os.path.basename(executable.library_path)[:-len(".so")].rpartition("-")[2]  # its key ends its name
     entry = {"format": FORMAT, "key": cache_key, "library": library,
              "inputs": [[node.dtype.name, node.rank] for node in program.inputs], "outputs": outputs, "source": full,
-             "spans": spans, "core": any("tf_gemm(" in kernel for kernel in executable.kernel_sources),
+             "spans": spans, "cores": [name for name, used in [
+                 (gemm_core.NAME, any("tf_gemm(" in kernel for kernel in executable.kernel_sources)),
+                 (math_core.CORE.name, executable.calls_math_core)] if used],
              "fired": fired}
     compiler.write_entry(compiler.entry_path(program.name, cache_key, SUFFIX),
                          compiler.signed(json.dumps(entry).encode()))
@@ -230,4 +234,5 @@ def _outline(entry: dict) -> Program:
 def _sources(entry: dict) -> SimpleNamespace:
     full = entry["source"]
     pieces = [full[start:stop] for start, stop in entry["spans"]]
-    return SimpleNamespace(kernel_sources=pieces[:-1], main_source=pieces[-1], full_source=full)
+    return SimpleNamespace(kernel_sources=pieces[:-1], main_source=pieces[-1], full_source=full,
+                           uses_math_core=math_core.CORE.name in entry["cores"])

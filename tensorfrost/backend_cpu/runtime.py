@@ -235,6 +235,7 @@ class CpuExecutable:
         self.kernel_count = len(source.kernel_sources)
         self.main_source = source.main_source
         self.full_source = source.full_source
+        self.calls_math_core = source.uses_math_core  # (its library needs that core loaded first)
         self.pool = pool()
         outputs = program.outputs
         self.outputs = []  # per output: (dtype, rank, alias) where alias says which tensor it is
