@@ -47,6 +47,8 @@ NAMES: dict[str, str] = {
     "spare_outputs": "cpu: the storage of dropped small outputs is reused by the next call",
     "program_cache": "cpu: a program traced before loads its compiled library without the passes",
     "dead_sets": "pass: an update of a variable that no later read sees is dropped (reverse mode tapes less)",
+    "apart_axes": "pass: accesses that hold every grid axis at the same positions share a kernel (a loop over "
+                  "each element's own rows runs inside it)",
     "shared_kernels": "cpu: kernels whose code differs only in float constants compile once, taking them as arguments",
     "math_core": "cpu: float32 sin, cos and tan call the math core's vector functions (they skip the reduction "
                  "of large arguments where no lane has one)",

@@ -21,7 +21,9 @@ Each step appends a value of shape [N, M] to a pool that later steps read:
   arithmetic that rounds or wraps there, a reduction or a matmul in it, stored between
   kernels in that dtype where fusion splits them;
 - ``permute``: a store to another element, then a copy of that tensor;
-- ``shift`` and ``transpose``: shifted and transposed reads of computed values.
+- ``shift`` and ``transpose``: shifted and transposed reads of computed values;
+- ``rows``: a loop along each row (or column) that updates each element from the one
+  before it, inside one kernel (apart_axes).
 
 Every value stays exact in float32 whatever the order of operations: inputs are quarters in
 [-2, 2], and each step's result is brought back to quarters in [-64, 64] (``_quarters``), so
@@ -65,12 +67,13 @@ _STEPS = {
     "permute": st.tuples(st.just("permute"), _pick),
     "shift": st.tuples(st.just("shift"), _pick, st.integers(-2, 2), st.integers(-2, 2)),
     "transpose": st.tuples(st.just("transpose"), _pick),
+    "rows": st.tuples(st.just("rows"), _pick, st.integers(0, 1)),
 }
 # How often each kind of step is drawn: the ones that reach the rarer optimizations (the GEMM
 # and its epilogue, band chains, merged loops) more often. (st.one_of would not weigh: it
 # draws each distinct strategy alike, however often it is listed.)
 WEIGHTS = {"acc": 3, "matmul": 4, "stencil": 3, "reduce": 2, "escape": 2, "scatter": 1, "hash": 1, "permute": 1,
-           "shift": 1, "transpose": 4, "dtype": 2}
+           "shift": 1, "transpose": 4, "dtype": 2, "rows": 2}
 step = st.sampled_from([kind for kind, weight in WEIGHTS.items() for _ in range(weight)]).flatmap(_STEPS.__getitem__)
 
 
@@ -156,6 +159,23 @@ def _stencil(s, pool):
     return u
 
 
+def _rows(x, N, M, along_columns: int):
+    """Each row (or column) updated in order, each element from the one before it: a loop per
+    row that reads and writes only its own row, at two indices."""
+    i, j = x.indices
+    rows = tf.zeros([N, M], tf.float32)
+    rows[i, j] = x
+    if along_columns:
+        c, = tf.indices([M])
+        with tf.loop(1, N) as k:
+            rows[k, c] = _quarters(rows[k, c] - rows[k - 1, c] * 0.5)
+    else:
+        r, = tf.indices([N])
+        with tf.loop(1, M) as k:
+            rows[r, k] = _quarters(rows[r, k] + rows[r, k - 1] * 0.5)
+    return rows
+
+
 def _hash(s, pool):
     _, source, kind = s
     x = pool[source % len(pool)]
@@ -201,7 +221,7 @@ def build(recipe):
         for s in steps:
             kind = s[0]
             x = pool[s[1] % len(pool)] if kind in ("stencil", "reduce", "escape", "scatter", "hash", "permute",
-                                                   "shift", "transpose") else None
+                                                   "shift", "transpose", "rows") else None
             if kind == "acc":
                 value = _accumulate(s, ins, pool, N, K, M)
             elif kind == "matmul":
@@ -236,6 +256,8 @@ def build(recipe):
                 copy = tf.zeros([N, M], tf.float32)
                 copy[i, j] = flipped
                 value = copy
+            elif kind == "rows":  # a loop along each row (or column), reading the elements before (apart_axes)
+                value = _rows(x, N, M, s[2])
             elif kind == "shift":
                 i, j = x.indices
                 value = x[i + s[2], j + s[3]]

@@ -129,6 +129,13 @@ def test_steps_that_differ_in_a_constant_reach_shared_kernels():
     assert "shared_kernels" in check(recipe, 3, gl=gl_available())
 
 
+def test_loops_along_rows_reach_apart_axes():
+    """A loop per row (and per column) that reads the element before the one it writes: the
+    loop runs inside one kernel only because both accesses hold the grid axis in one place."""
+    for recipe in [(False, (9, 5, 40), [("rows", 0, 0)], [0]), (True, (33, 33, 33), [("rows", 0, 1)], [0])]:
+        assert "apart_axes" in check(recipe, 5, gl=gl_available())
+
+
 def gl_available() -> bool:
     from conftest import gl_unavailable_reason
     return gl_unavailable_reason() is None

@@ -4,7 +4,7 @@ triangular solves (n^3 / 3 + 2 n^2 flops).
 
 tensorfrost runs ``tf.linalg.cholesky`` (blocked, right-looking: a host loop over panels
 of 64 columns; the O(n^3) trailing update is one kernel a panel) and two
-``tf.linalg.triangular_solve`` (a host loop of two kernels a row). numpy calls LAPACK's
+``tf.linalg.triangular_solve`` (one kernel each, whose elements run the rows in order). numpy calls LAPACK's
 ``potrf`` and two ``solve`` (there is no triangular solve in numpy), or scipy's
 ``cho_factor`` + ``cho_solve`` when scipy is installed; torch ``cholesky`` +
 ``cholesky_solve``; jax ``cho_factor`` + ``cho_solve``, jitted.

@@ -10,7 +10,7 @@ from ..ir import dtypes as dt
 from ..ir.builder import current
 from ..ir.errors import ShapeError, user_location
 from ..ir.shapes import describe_shape, dims_equal, static_value
-from ..tracing.algorithms import reshape
+from ..tracing.algorithms import reshape, squeeze, unsqueeze
 from ..tracing.api import const
 from ..tracing.tensor import Tensor, node_of
 
@@ -35,11 +35,14 @@ class Stack:
         tail = list(node.shape[len(self.batch):])
         self.rows = Tensor(tail[0])
         self.cols = Tensor(tail[1]) if len(tail) > 1 else None
-        self.values = reshape(Tensor(node), [self.count] + tail if len(tail) > 1 else [self.count, tail[0], 1])
+        if self.batch:
+            self.values = reshape(Tensor(node), [self.count] + tail if len(tail) > 1 else [self.count, tail[0], 1])
+        else:  # (axes of size 1 are index remaps; a reshape's view divides its flat index)
+            self.values = unsqueeze(Tensor(node), 0) if len(tail) > 1 else unsqueeze(unsqueeze(Tensor(node), 0), 2)
 
     def restore(self, tensor: Tensor, tail: list) -> Tensor:
         """``tensor`` [B, *tail] back to the leading dims of the argument: [..., *tail]."""
-        return reshape(tensor, self.batch + tail)
+        return reshape(tensor, self.batch + tail) if self.batch else squeeze(tensor, 0)
 
 
 def require_square(stack: Stack, what: str) -> None:

@@ -211,15 +211,16 @@ def lu(a: Tensor) -> tuple[Tensor, Tensor, Tensor]:
 
 
 def _substitute(a: Tensor, x: Tensor, count, n, lower: bool, unit: bool) -> None:
-    """Solve ``a @ X = x`` in place for triangular [B, n, n] ``a`` and [B, n, K] ``x``,
-    one row of X per step (the step's kernel covers every batch and right-hand side)."""
-    width = x.shape[2]
+    """Solve ``a @ X = x`` in place for triangular [B, n, n] ``a`` and [B, n, K] ``x``: one
+    kernel whose elements, one per matrix and column of X, run the rows in order (each
+    reads and writes only its own column, so the loop runs inside the kernel)."""
+    b, c = indices([count, x.shape[2]])
     with loop(n) as step:
         i = step if lower else n - 1 - step
         begin, end = (0, i) if lower else (i + 1, n)
-        b, c, k = index_grid([0, 0, begin], [count, width, end])
-        known = alg.sum(a[b, i, k] * x[b, k, c], axis=2)
-        b, c = index_grid([0, 0], [count, width])
+        known = copy(x[b, i, c] * 0)  # (a sum alone in its loop: SIMD lanes, simd_reductions)
+        with loop(begin, end) as k:
+            known.val = known + a[b, i, k] * x[b, k, c]
         value = x[b, i, c] - known
         x[b, i, c] = value if unit else value / a[b, i, i]
 

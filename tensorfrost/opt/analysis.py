@@ -4,7 +4,7 @@ they are written, and whether a value read at one point is still the same at ano
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..ir.node import Node, Program, operands, positions, scope_end, walk
 from ..ir.ops import (
@@ -287,30 +287,53 @@ def _bounds(atom: Node, upper: bool):
 class Place:
     """Where an access reaches memory: ``index`` (the ids of its index nodes, or "id" for
     the element's own place) and whether it ``separates`` the elements of the grid: no two
-    of them reach one place through it."""
+    of them reach one place through it. ``axes`` holds (grid axis, position in the index,
+    id of its uniform shift or None) for each position that is a grid index, shifted within
+    the memory's extent; ``needed``, the grid axes of more than one element."""
 
     index: object
     separates: bool
+    axes: frozenset = field(default=frozenset(), compare=False)
+    needed: frozenset = field(default=frozenset(), compare=False)
 
 
 OWN = Place("id", True)
 
 
-def apart(write, other) -> bool:
+def apart(write, other, by_axes: bool = True) -> bool:
     """True if no element reaches through the access ``other`` a place that another element
-    writes through ``write``: both are the same separating place."""
-    return write == other and isinstance(write, Place) and write.separates
+    writes through ``write``: both are the same separating place, or (``by_axes``) both hold
+    every grid axis at the same positions with the same shifts (``W[b, i, k]`` and
+    ``W[b, k, i]`` over ``b``: whatever the rest of the index, elements reach their own ``W[b]``)."""
+    if not (isinstance(write, Place) and isinstance(other, Place)):
+        return False
+    if write == other:
+        return write.separates
+    if not by_axes:
+        return False
+    common = {axis for axis, _, _ in write.axes & other.axes}
+    return bool(write.axes) and common >= write.needed | other.needed
 
 
 def place(index: list, memory: Node, grid, uniform) -> Place:
     """The place an access of ``memory`` at ``index`` reaches, from a kernel over ``grid``
     (``uniform(node)``: the node has one value for all elements)."""
+    needed = frozenset(axis for axis, dim in enumerate(grid) if static_value(dim) != 1)
+    axes = frozenset(_axis_positions(index, memory, grid, uniform))
     if all(i.op is DIM_ID and i.attrs["axis"] == k and shapes_equal(i.shape, grid)
            for k, i in enumerate(index)) and shapes_equal(memory.shape, grid):
-        return OWN
+        return Place("id", True, axes, needed)  # (== OWN)
     held = _held_axes(index, memory, grid, uniform)
-    separates = all(axis in held or static_value(dim) == 1 for axis, dim in enumerate(grid))
-    return Place(tuple(id(i) for i in index), separates)
+    return Place(tuple(id(i) for i in index), needed <= held, axes, needed)
+
+
+def _axis_positions(index: list, memory: Node, grid, uniform):
+    """(axis, position, id of the shift or None) where ``index`` holds a grid axis plus a
+    uniform shift that keeps it inside the memory (so that clamping merges no elements)."""
+    for position, (i, dim) in enumerate(zip(index, memory.shape)):
+        axis, offset = _shifted_axis(i, grid, uniform)
+        if axis is not None and shift_in_range(offset, grid[axis], dim):
+            yield axis, position, None if offset is None else id(offset)
 
 
 def value_place(memory: Node, grid) -> Place:
@@ -324,11 +347,8 @@ def _held_axes(index: list, memory: Node, grid, uniform) -> set:
     no two elements): an axis as an index plus a uniform shift (``T[i + 1]``, slices), axes
     merged row-major into one index (``T[i * M + j]``, local buffers), and an axis split in
     two by a division and its remainder (a view of a reshape)."""
-    held = set()
+    held = {axis for axis, _, _ in _axis_positions(index, memory, grid, uniform)}
     for i, dim in zip(index, memory.shape):
-        axis, offset = _shifted_axis(i, grid, uniform)
-        if axis is not None and shift_in_range(offset, grid[axis], dim):
-            held.add(axis)
         merged = _row_major(i, grid)
         if merged is not None and product_within(merged[1], factors(dim)):
             held.update(merged[0])

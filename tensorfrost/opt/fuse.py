@@ -8,7 +8,9 @@ cluster until that rule forbids it: a read of memory that the cluster writes, or
 memory the cluster reads or writes, except where both go through the same index and that
 index separates the elements (``analysis.place``: the element's own place, or an index that
 keeps every grid axis apart inside the memory, like ``T[i, k]`` in a loop of the elements
-of ``i``, or ``T[1:-1] += 1``); or a value that must be complete before it is used. A memory
+of ``i``, or ``T[1:-1] += 1``), or both hold every grid axis at the same positions
+(``W[b, i, k]`` and ``W[b, k, i]`` over the elements of ``b``: each reaches its own
+``W[b]``); or a value that must be complete before it is used. A memory
 used as a value (``c[i, j] = b``) is read at the element's own place. Stores through one
 index may meet at a place (one statement's duplicates, or a loop's trips): one of the
 values is left. A loop or if whose body is one cluster (plus host scalar arithmetic), and
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import optimizations
 from ..ir.errors import TraceError
 from ..ir.node import Node, Program, Scope, walk
 from ..ir.ops import (
@@ -87,6 +90,16 @@ class _Fusion:
             self.host = self._host_values()
         self.deferred: set[Node] = set()  # declarations that join the cluster of their first use
         self.plans: dict[Node, list] = {}  # host loops and ifs: the plan of their body, made once
+        self.by_axes = optimizations.enabled("apart_axes")
+        self.apart_by_axes = False  # whether an access pair was found apart by its axes alone
+
+    def _apart(self, write, other) -> bool:
+        if apart(write, other, by_axes=False):
+            return True
+        if self.by_axes and apart(write, other):
+            self.apart_by_axes = True
+            return True
+        return False
 
     # -- classification ---------------------------------------------------------------------
 
@@ -251,7 +264,7 @@ class _Fusion:
         if node.op is IF:
             reads, _, _, _ = self._accesses(node, grid, body=False)
         for memory, written in writes.items():
-            if any(not apart(w, k) for w in written for k in reads.get(memory, set())):
+            if any(not self._apart(w, k) for w in written for k in reads.get(memory, set())):
                 return False
         return True
 
@@ -346,20 +359,21 @@ class _Fusion:
                 return False
         for memory, keys in reads.items():
             held = cluster.writes.get(memory, set())
-            if any(not apart(k, key) for key in keys for k in held):
+            if any(not self._apart(k, key) for key in keys for k in held):
                 return False
             if memory in cluster.defined and memory not in self.mutable and keys != {OWN}:
                 return False
         for memory, keys in writes.items():
-            if any(not apart(key, k) for key in keys for k in cluster.reads.get(memory, set())):
+            if any(not self._apart(key, k) for key in keys for k in cluster.reads.get(memory, set())):
                 return False
             held = cluster.writes.get(memory, set())
             atomic = {k for k in keys if _is_atomic(k)}
             if atomic and held == atomic and len(atomic) == 1:
                 continue  # atomic updates of one kind commute
             # Writes through one index leave, at a place several elements reach, one of the
-            # values stored there last, as numpy's buffered assignment does.
-            if any(k != key for key in keys for k in held):
+            # values stored there last, as numpy's buffered assignment does; writes through
+            # indices that keep the elements apart never meet.
+            if any(k != key and not self._apart(key, k) for key in keys for k in held):
                 return False
         return True
 
@@ -550,4 +564,6 @@ def run(program: Program) -> Program:
     _copy_own_operands(program)
     fusion = _Fusion(program)
     fusion.build(program.root)
+    if fusion.apart_by_axes:
+        optimizations.fired("apart_axes")
     return program
