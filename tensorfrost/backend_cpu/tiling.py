@@ -66,6 +66,8 @@ def plan(kernel: Node) -> Tiling | None:
         return None
     if any(n.op is CONTINUE or n.op.atomic for n in nodes):
         return None
+    if static_value(kernel.shape[-1]) == 1:
+        return None  # tiles one lane wide vectorize nothing; the loops vectorize themselves (simd_reductions)
     if any(inner.op is LOOP for n in nodes if n.op is IF for inner in walk(n.body)):
         return None
     masked_loops = {n.enclosing_loop() for n in nodes if n.op is BREAK}

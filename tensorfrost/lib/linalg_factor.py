@@ -58,8 +58,8 @@ def _solve_panel(w: Tensor, count, n, j0, size) -> Tensor:
         with loop(j) as k:
             s.val = s - panel[b, k, i] * w[b, j0 + j, j0 + k]
         panel[b, j, i] = s / w[b, j0 + j, j0 + j]
-    b, k, i = indices([count, size, rows])
-    w[b, j0 + size + i, j0 + k] = panel
+    b, i, k = indices([count, rows, size])  # (written along w's rows; reads the panel strided)
+    w[b, j0 + size + i, j0 + k] = panel[b, k, i]
     return panel
 
 

@@ -217,93 +217,44 @@ void mlp_step_k1(const float* __restrict hidden_2, const float* __restrict w2_12
 #pragma GCC pop_options
 static __attribute__((noinline)) void mlp_step_k2_rows(const float* __restrict buf_13, const float* __restrict y_20, float* __restrict loss_21, const int32_t x_shape0_4, const float v_22, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
-    for (int32_t tf_lane0 = tf_start; tf_lane0 < tf_stop; tf_lane0 += 32) {
-        const int32_t tf_lanes = tf_min_index(32, tf_stop - tf_lane0);
-        if (tf_lanes == 32) {
-            float v_23 = 0.0f;
-            uint32_t tf_trips_v_24 = 0;
-            for (int32_t v_24 = 0; v_24 < x_shape0_4; v_24 += 1) {
-                if ((tf_trips_v_24++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
-                const float v_25 = buf_13[(v_24) * 4 + 0];
-                const float v_26 = y_20[(v_24) * 4 + 0];
-                const float error_27 = (v_25 - v_26);
-                const float v_28 = buf_13[(v_24) * 4 + 0];
-                const float error_29 = (v_28 - v_26);
-                const float v_30 = (error_27 * error_29);
-                const float v_31 = buf_13[(v_24) * 4 + 1];
-                const float v_32 = y_20[(v_24) * 4 + 1];
-                const float error_33 = (v_31 - v_32);
-                const float v_34 = buf_13[(v_24) * 4 + 1];
-                const float error_35 = (v_34 - v_32);
-                const float v_36 = (error_33 * error_35);
-                const float v_37 = (v_30 + v_36);
-                const float v_38 = buf_13[(v_24) * 4 + 2];
-                const float v_39 = y_20[(v_24) * 4 + 2];
-                const float error_40 = (v_38 - v_39);
-                const float v_41 = buf_13[(v_24) * 4 + 2];
-                const float error_42 = (v_41 - v_39);
-                const float v_43 = (error_40 * error_42);
-                const float v_44 = (v_37 + v_43);
-                const float v_45 = buf_13[(v_24) * 4 + 3];
-                const float v_46 = y_20[(v_24) * 4 + 3];
-                const float error_47 = (v_45 - v_46);
-                const float v_48 = buf_13[(v_24) * 4 + 3];
-                const float error_49 = (v_48 - v_46);
-                const float v_50 = (error_47 * error_49);
-                const float v_51 = (v_44 + v_50);
-                const float v_52 = (v_51 / 4.0f);
-                const float v_53 = (v_23 + v_52);
-                v_23 = v_53;
-            }
-            const float loss_54 = (v_23 / v_22);
-            for (int32_t tf_l = 0; tf_l < 32; tf_l++) {
-                const int32_t i0 = tf_lane0 + tf_l;
-                const int32_t tf_t = i0;
-                loss_21[tf_t] = loss_54;
-            }
-        } else {
-            float v_23 = 0.0f;
-            uint32_t tf_trips_v_24 = 0;
-            for (int32_t v_24 = 0; v_24 < x_shape0_4; v_24 += 1) {
-                if ((tf_trips_v_24++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
-                const float v_25 = buf_13[(v_24) * 4 + 0];
-                const float v_26 = y_20[(v_24) * 4 + 0];
-                const float error_27 = (v_25 - v_26);
-                const float v_28 = buf_13[(v_24) * 4 + 0];
-                const float error_29 = (v_28 - v_26);
-                const float v_30 = (error_27 * error_29);
-                const float v_31 = buf_13[(v_24) * 4 + 1];
-                const float v_32 = y_20[(v_24) * 4 + 1];
-                const float error_33 = (v_31 - v_32);
-                const float v_34 = buf_13[(v_24) * 4 + 1];
-                const float error_35 = (v_34 - v_32);
-                const float v_36 = (error_33 * error_35);
-                const float v_37 = (v_30 + v_36);
-                const float v_38 = buf_13[(v_24) * 4 + 2];
-                const float v_39 = y_20[(v_24) * 4 + 2];
-                const float error_40 = (v_38 - v_39);
-                const float v_41 = buf_13[(v_24) * 4 + 2];
-                const float error_42 = (v_41 - v_39);
-                const float v_43 = (error_40 * error_42);
-                const float v_44 = (v_37 + v_43);
-                const float v_45 = buf_13[(v_24) * 4 + 3];
-                const float v_46 = y_20[(v_24) * 4 + 3];
-                const float error_47 = (v_45 - v_46);
-                const float v_48 = buf_13[(v_24) * 4 + 3];
-                const float error_49 = (v_48 - v_46);
-                const float v_50 = (error_47 * error_49);
-                const float v_51 = (v_44 + v_50);
-                const float v_52 = (v_51 / 4.0f);
-                const float v_53 = (v_23 + v_52);
-                v_23 = v_53;
-            }
-            const float loss_54 = (v_23 / v_22);
-            for (int32_t tf_l = 0; tf_l < tf_lanes; tf_l++) {
-                const int32_t i0 = tf_lane0 + tf_l;
-                const int32_t tf_t = i0;
-                loss_21[tf_t] = loss_54;
-            }
+    for (int32_t i0 = tf_start; i0 < tf_stop; i0++) {
+        const int32_t tf_t = i0;
+        float v_23 = 0.0f;
+        #pragma omp simd reduction(+:v_23)
+        for (int32_t v_24 = 0; v_24 < x_shape0_4; v_24 += 1) {
+            const float v_25 = buf_13[(v_24) * 4 + 0];
+            const float v_26 = y_20[(v_24) * 4 + 0];
+            const float error_27 = (v_25 - v_26);
+            const float v_28 = buf_13[(v_24) * 4 + 0];
+            const float error_29 = (v_28 - v_26);
+            const float v_30 = (error_27 * error_29);
+            const float v_31 = buf_13[(v_24) * 4 + 1];
+            const float v_32 = y_20[(v_24) * 4 + 1];
+            const float error_33 = (v_31 - v_32);
+            const float v_34 = buf_13[(v_24) * 4 + 1];
+            const float error_35 = (v_34 - v_32);
+            const float v_36 = (error_33 * error_35);
+            const float v_37 = (v_30 + v_36);
+            const float v_38 = buf_13[(v_24) * 4 + 2];
+            const float v_39 = y_20[(v_24) * 4 + 2];
+            const float error_40 = (v_38 - v_39);
+            const float v_41 = buf_13[(v_24) * 4 + 2];
+            const float error_42 = (v_41 - v_39);
+            const float v_43 = (error_40 * error_42);
+            const float v_44 = (v_37 + v_43);
+            const float v_45 = buf_13[(v_24) * 4 + 3];
+            const float v_46 = y_20[(v_24) * 4 + 3];
+            const float error_47 = (v_45 - v_46);
+            const float v_48 = buf_13[(v_24) * 4 + 3];
+            const float error_49 = (v_48 - v_46);
+            const float v_50 = (error_47 * error_49);
+            const float v_51 = (v_44 + v_50);
+            const float v_52 = (v_51 / 4.0f);
+            const float v_53 = (v_23 + v_52);
+            v_23 = v_53;
         }
+        const float loss_54 = (v_23 / v_22);
+        loss_21[tf_t] = loss_54;
     }
 }
 #pragma GCC push_options

@@ -69,35 +69,19 @@ void qr_k2(const float* __restrict A_4, float* __restrict A_copy_5, const int32_
 #pragma GCC pop_options
 static __attribute__((noinline)) void qr_k3_rows(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_8, const int32_t tf_start, const int32_t tf_stop) {
     if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
-    for (int32_t tf_lane0 = tf_start; tf_lane0 < tf_stop; tf_lane0 += 32) {
-        const int32_t tf_lanes = tf_min_index(32, tf_stop - tf_lane0);
-        if (tf_lanes == 32) {
-            float v_9 = 0.0f;
-            uint32_t tf_trips_v_10 = 0;
-            for (int32_t v_10 = 0; v_10 < A_shape0_1; v_10 += 1) {
-                if ((tf_trips_v_10++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
-                const float v_11 = A_copy_5[(v_10) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
-                const float v_12 = A_copy_5[(v_10) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
-                const float v_13 = (v_11 * v_12);
-                const float v_14 = (v_9 + v_13);
-                v_9 = v_14;
-            }
-            const float v_15 = __builtin_sqrtf(v_9);
-            R_3[(tf_clamp_index(v_8, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)] = v_15;
-        } else {
-            float v_9 = 0.0f;
-            uint32_t tf_trips_v_10 = 0;
-            for (int32_t v_10 = 0; v_10 < A_shape0_1; v_10 += 1) {
-                if ((tf_trips_v_10++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
-                const float v_11 = A_copy_5[(v_10) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
-                const float v_12 = A_copy_5[(v_10) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
-                const float v_13 = (v_11 * v_12);
-                const float v_14 = (v_9 + v_13);
-                v_9 = v_14;
-            }
-            const float v_15 = __builtin_sqrtf(v_9);
-            R_3[(tf_clamp_index(v_8, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)] = v_15;
+    for (int32_t i0 = tf_start; i0 < tf_stop; i0++) {
+        const int32_t tf_t = i0;
+        float v_9 = 0.0f;
+        #pragma omp simd reduction(+:v_9)
+        for (int32_t v_10 = 0; v_10 < A_shape0_1; v_10 += 1) {
+            const float v_11 = A_copy_5[(v_10) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
+            const float v_12 = A_copy_5[(v_10) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)];
+            const float v_13 = (v_11 * v_12);
+            const float v_14 = (v_9 + v_13);
+            v_9 = v_14;
         }
+        const float v_15 = __builtin_sqrtf(v_9);
+        R_3[(tf_clamp_index(v_8, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_8, A_shape1_2)] = v_15;
     }
 }
 #pragma GCC push_options
@@ -200,54 +184,7 @@ void qr_k6(float* __restrict A_copy_5, const float* __restrict Q_0, const float*
     else tf_tasks(0, tf_count);
 }
 #pragma GCC pop_options
-static __attribute__((noinline)) void qr_k7_rows(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35, const int32_t tf_start, const int32_t tf_stop) {
-    if (tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) return;  // Ctrl-C
-    for (int32_t tf_lane0 = tf_start; tf_lane0 < tf_stop; tf_lane0 += 32) {
-        const int32_t tf_lanes = tf_min_index(32, tf_stop - tf_lane0);
-        if (tf_lanes == 32) {
-            float v_36 = 0.0f;
-            uint32_t tf_trips_v_37 = 0;
-            for (int32_t v_37 = 0; v_37 < A_shape0_1; v_37 += 1) {
-                if ((tf_trips_v_37++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
-                const float v_38 = A_copy_5[(v_37) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
-                const float v_39 = A_copy_5[(v_37) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
-                const float v_40 = (v_38 * v_39);
-                const float v_41 = (v_36 + v_40);
-                v_36 = v_41;
-            }
-            const float v_42 = __builtin_sqrtf(v_36);
-            R_3[(tf_clamp_index(v_35, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)] = v_42;
-        } else {
-            float v_36 = 0.0f;
-            uint32_t tf_trips_v_37 = 0;
-            for (int32_t v_37 = 0; v_37 < A_shape0_1; v_37 += 1) {
-                if ((tf_trips_v_37++ & 1023u) == 0 && tf_allocator_in_use.interrupted && *tf_allocator_in_use.interrupted) break;  // Ctrl-C
-                const float v_38 = A_copy_5[(v_37) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
-                const float v_39 = A_copy_5[(v_37) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)];
-                const float v_40 = (v_38 * v_39);
-                const float v_41 = (v_36 + v_40);
-                v_36 = v_41;
-            }
-            const float v_42 = __builtin_sqrtf(v_36);
-            R_3[(tf_clamp_index(v_35, A_shape1_2)) * A_shape1_2 + tf_clamp_index(v_35, A_shape1_2)] = v_42;
-        }
-    }
-}
-#pragma GCC push_options
-#pragma GCC optimize("O1")
-void qr_k7(const float* __restrict A_copy_5, float* __restrict R_3, const int32_t A_shape0_1, const int32_t A_shape1_2, const int32_t v_35) {
-    const long long tf_count0 = ((1) + 31) / 32;
-    auto tf_tasks = [&](long long tf_begin, long long tf_end) {
-        for (long long tf_task = tf_begin; tf_task < tf_end; tf_task++) {
-            const int32_t tf_first = (int32_t)(tf_task * 32);
-            qr_k7_rows(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35, tf_first, tf_first + tf_min_index(1 - tf_first, 32));
-        }
-    };
-    const long long tf_count = tf_count0;
-    if ((long long)(1) >= 64) tf_parallel(tf_count, tf_tasks);
-    else tf_tasks(0, tf_count);
-}
-#pragma GCC pop_options
+// qr_k7 runs qr_k3's functions, with its own buffers and constants
 // qr_k8 runs qr_k4's functions, with its own buffers and constants
 // ---- host
 extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(const tf_arg* in,
@@ -326,7 +263,7 @@ extern "C" __attribute__((visibility("default"), optimize("O1"))) int tf_main(co
         qr_k6(A_copy_5, Q_0, R_3, v_21, v_19, v_20, A_shape0_1, A_shape1_2, v_8);
         TF_STOP_IF_INTERRUPTED();
     }
-    qr_k7(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35);
+    qr_k3(A_copy_5, R_3, A_shape0_1, A_shape1_2, v_35);
     TF_STOP_IF_INTERRUPTED();
     qr_k4(A_copy_5, R_3, Q_0, A_shape0_1, A_shape1_2, v_35);
     TF_STOP_IF_INTERRUPTED();
