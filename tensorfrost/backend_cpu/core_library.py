@@ -21,19 +21,31 @@ from ..ir.errors import CompilerSetupError
 from . import compiler
 
 
+def cores() -> tuple:
+    """Every core library (imported when first asked for: their modules import this one)."""
+    from . import gemm_core, math_core
+    return gemm_core.CORE, math_core.CORE
+
+
 class CoreLibrary:
     """One core: ``source()`` is its text; a unit holding ``marker`` calls it, through the
-    macro ``symbol`` (its entry point's name)."""
+    macro ``symbol`` (its entry point's name); ``used_by(executable)`` says whether a
+    compiled program calls it (so that its cached entry loads the core first)."""
 
-    def __init__(self, name: str, symbol: str, marker: str, source: Callable[[], str]):
-        self.name, self.symbol, self.marker, self.source = name, symbol, marker, source
+    def __init__(self, name: str, symbol: str, marker: str, source: Callable[[], str],
+                 used_by: Callable[[object], bool]):
+        self.name, self.symbol, self.marker, self.source, self.used_by = name, symbol, marker, source, used_by
         self.loaded: dict[str, ctypes.CDLL] = {}  # entry point name -> the loaded library
+        self._entry_points: dict[tuple, str] = {}  # (a cached program's load asks for it again)
         self._lock = threading.Lock()
 
     def entry_point(self, flags: list[str]) -> str:
         """The core's entry point for programs compiled with ``flags``."""
-        text = "\n".join([compiler.build_identity(), " ".join(flags), self.source()])
-        return f"{self.name}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        key = tuple(flags)
+        if key not in self._entry_points:
+            text = "\n".join([compiler.build_identity(), " ".join(flags), self.source()])
+            self._entry_points[key] = f"{self.name}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        return self._entry_points[key]
 
     def define(self, flags: list[str]) -> str:
         """The flag that names the entry point, for the units (and the core) built with ``flags``."""

@@ -75,13 +75,10 @@ static inline double tf_fm_log_special(float x, double r) {
     return d != d ? d : r;
 }
 
-static inline double tf_fm_log2_double(double d) {  // d >= 0, from a float (so normal in double)
+static inline double tf_fm_log2(float x) {  // in double, with C's special values
     double e;
-    const double m = tf_fm_log_mantissa(d, &e);
-    double r = e + m * (1.0 / TF_FM_LN2);
-    r = d == __builtin_inf() ? d : r;
-    r = d == 0.0 ? -__builtin_inf() : r;
-    return d != d ? d : r;
+    const double m = tf_fm_log_mantissa((double)x, &e);
+    return tf_fm_log_special(x, e + m * (1.0 / TF_FM_LN2));
 }
 
 static inline float tf_exp_f32(float x) { return (float)tf_fm_exp2((double)x * 0x1.71547652b82fep0); }
@@ -93,14 +90,10 @@ static inline float tf_log_f32(float x) {
     return (float)tf_fm_log_special(x, e * TF_FM_LN2 + m);
 }
 
-static inline float tf_log2_f32(float x) {
-    double e;
-    const double m = tf_fm_log_mantissa((double)x, &e);
-    return (float)tf_fm_log_special(x, e + m * (1.0 / TF_FM_LN2));
-}
+static inline float tf_log2_f32(float x) { return (float)tf_fm_log2(x); }
 
 static inline float tf_pow_f32(float x, float y) {
-    double r = tf_fm_exp2((double)y * tf_fm_log2_double((double)tf_fm_magnitude(x)));
+    double r = tf_fm_exp2((double)y * tf_fm_log2(tf_fm_magnitude(x)));
     const bool integer = y == __builtin_truncf(y);  // (the infinities count as even integers)
     const bool odd = integer && __builtin_truncf(y * 0.5f) * 2.0f != y;
     r = tf_fm_negative(x) && odd ? -r : r;
@@ -151,7 +144,8 @@ static inline double tf_fm_sin_turns(float x, bool cosine, bool large = true) {
     const double s = tf_fm_mad(r * z, tf_fm_horner(z, -0x1.5555555546f79p-3, 0x1.1111110a4a730p-7,
                                                    -0x1.a019fd53ad1a8p-13, 0x1.71dcf70e90400p-19,
                                                    -0x1.ae03b95700000p-26, 0x1.52d74e6000000p-33), r);
-    const double odd = is_far ? (double)(int64_t)far_n : n - 2.0 * __builtin_floor(n * 0.5);  // 0 or 1 (a double: g++ vectorizes that select)
+    // 0 or 1 (a double, not a bool: g++ vectorizes this select)
+    const double odd = is_far ? (double)(int64_t)far_n : n - 2.0 * __builtin_floor(n * 0.5);
     return odd != 0.0 ? -s : s;
 }
 

@@ -10,5 +10,6 @@ from . import gemm
 from .core_library import CoreLibrary
 
 NAME = "tf_gemm_core"
-CORE = CoreLibrary(NAME, gemm.CORE_SYMBOL, gemm.CORE_MARKER, gemm.core_source)
+CORE = CoreLibrary(NAME, gemm.CORE_SYMBOL, gemm.CORE_MARKER, gemm.core_source,
+                   lambda executable: any("tf_gemm(" in kernel for kernel in executable.kernel_sources))
 entry_point, ensure = CORE.entry_point, CORE.ensure

@@ -29,4 +29,4 @@ def called_by(kernel_sources: list[str]) -> bool:
     return any(f"tf_{name}_f32(" in kernel for kernel in kernel_sources for name in FUNCTIONS)
 
 
-CORE = CoreLibrary("tf_math_core", SYMBOL, MARKER, source)
+CORE = CoreLibrary("tf_math_core", SYMBOL, MARKER, source, lambda executable: executable.calls_math_core)

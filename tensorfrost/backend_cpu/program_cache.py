@@ -34,12 +34,12 @@ from ..ir.errors import SourceLocation
 from ..ir.node import Node, Program
 from ..ir.ops import CONST, INPUT, OPS
 from ..opt import pipeline
-from . import compiler, emit_cpp, gemm, gemm_core, math_core, temporal, tiling
+from . import compiler, emit_cpp, gemm, math_core, temporal, tiling
+from .core_library import cores as core_libraries
 from .runtime import CpuExecutable, ffi
 
 FORMAT = "tensorfrost program cache 5"
 SUFFIX = ".program"
-_CORES = {gemm_core.NAME: gemm_core.CORE, math_core.CORE.name: math_core.CORE}  # the core libraries by name
 _PLAIN = (int, float, str, bool, type(None))  # attribute values spelled by their repr (which tells them apart)
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SOURCES = (".py", ".hpp", ".c", ".h")
@@ -81,7 +81,8 @@ def load(cache_key: str | None, name: str, backend, options) -> tuple:
         if path is None:
             return None, {}
         program, source = _outline(entry), _sources(entry)
-        cores = [_CORES[name] for name in entry["cores"]]
+        by_name = {core.name: core for core in core_libraries()}
+        cores = [by_name[name] for name in entry["cores"]]
         fired = {str(k): int(v) for k, v in entry["fired"].items() if k in optimizations.NAMES}
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None, {}  # signed by us, so only an older format: compiled again
@@ -116,9 +117,7 @@ def store(cache_key: str | None, program: Program, executable, fired: dict) -> N
     library = os.path.basename(executable.library_path)[:-len(".so")].rpartition("-")[2]  # its key ends its name
     entry = {"format": FORMAT, "key": cache_key, "library": library,
              "inputs": [[node.dtype.name, node.rank] for node in program.inputs], "outputs": outputs, "source": full,
-             "spans": spans, "cores": [name for name, used in [
-                 (gemm_core.NAME, any("tf_gemm(" in kernel for kernel in executable.kernel_sources)),
-                 (math_core.CORE.name, executable.calls_math_core)] if used],
+             "spans": spans, "cores": [core.name for core in core_libraries() if core.used_by(executable)],
              "fired": fired}
     compiler.write_entry(compiler.entry_path(program.name, cache_key, SUFFIX),
                          compiler.signed(json.dumps(entry).encode()))
