@@ -429,3 +429,16 @@ def test_qr_factors_and_leaves_its_argument_unchanged(backend, rng, shape):
     np.testing.assert_allclose(q.T @ q, np.eye(n), atol=2e-5)
     np.testing.assert_array_equal(np.tril(r, -1), np.zeros((n, n)))
     np.testing.assert_array_equal(doubled, 2 * a)
+
+
+def test_a_triangular_solve_carries_an_infinite_right_hand_side_as_substitution_does():
+    """Each row's sum starts at 0, not at 0 times its right-hand side (inf * 0 is NaN)."""
+    solve = tf.compile(lambda: tf.linalg.triangular_solve(tf.input([-1, -1], tf.float32), tf.input([-1], tf.float32)))
+    low = np.array([[2, 0, 0], [1, 1, 0], [1, 2, 4]], np.float32)
+    for b in ([1, 1, np.inf], [1, np.inf, 1]):
+        b = np.array(b, np.float32)
+        want = np.zeros(3)
+        with np.errstate(all="ignore"):
+            for i in range(3):
+                want[i] = (b[i] - sum(low[i, k] * want[k] for k in range(i))) / low[i, i]
+        np.testing.assert_array_equal(solve(low, b).numpy, want)

@@ -218,7 +218,7 @@ def _substitute(a: Tensor, x: Tensor, count, n, lower: bool, unit: bool) -> None
     with loop(n) as step:
         i = step if lower else n - 1 - step
         begin, end = (0, i) if lower else (i + 1, n)
-        known = copy(x[b, i, c] * 0)  # (a sum alone in its loop: SIMD lanes, simd_reductions)
+        known = copy((b * 0).astype(x.dtype))  # (a sum alone in its loop: SIMD lanes, simd_reductions)
         with loop(begin, end) as k:
             known.val = known + a[b, i, k] * x[b, k, c]
         value = x[b, i, c] - known
