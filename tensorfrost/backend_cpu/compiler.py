@@ -443,8 +443,8 @@ def build_library(source: str | list[str], name: str, extra_flags: str = "", lan
     alongside if needed, and loaded."""
     sources = [source] if isinstance(source, str) else list(source)
     flags = cxx_flags(extra_flags) if language == "c++" else C_FLAGS + _split(extra_flags)
-    from .core_library import cores as all_cores  # (the cores build their libraries with this module)
-    cores = [core for core in all_cores() if language == "c++" and any(core.marker in unit for unit in sources)]
+    from .cores import CORES  # (the cores build their libraries with this module)
+    cores = [core for core in CORES if language == "c++" and any(core.marker in unit for unit in sources)]
     waits = [core.start(flags) for core in cores]  # in threads of their own, while g++ compiles the program
     try:
         return build_with_flags(sources, name, [*flags, *(core.define(flags) for core in cores)], language, rebuild)

@@ -21,12 +21,6 @@ from ..ir.errors import CompilerSetupError
 from . import compiler
 
 
-def cores() -> tuple:
-    """Every core library (imported when first asked for: their modules import this one)."""
-    from . import gemm_core, math_core
-    return gemm_core.CORE, math_core.CORE
-
-
 class CoreLibrary:
     """One core: ``source()`` is its text; a unit holding ``marker`` calls it, through the
     macro ``symbol`` (its entry point's name); ``used_by(executable)`` says whether a

@@ -35,7 +35,7 @@ from ..ir.node import Node, Program
 from ..ir.ops import CONST, INPUT, OPS
 from ..opt import pipeline
 from . import compiler, emit_cpp, gemm, math_core, temporal, tiling
-from .core_library import cores as core_libraries
+from .cores import CORES
 from .runtime import CpuExecutable, ffi
 
 FORMAT = "tensorfrost program cache 5"
@@ -81,7 +81,7 @@ def load(cache_key: str | None, name: str, backend, options) -> tuple:
         if path is None:
             return None, {}
         program, source = _outline(entry), _sources(entry)
-        by_name = {core.name: core for core in core_libraries()}
+        by_name = {core.name: core for core in CORES}
         cores = [by_name[name] for name in entry["cores"]]
         fired = {str(k): int(v) for k, v in entry["fired"].items() if k in optimizations.NAMES}
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
@@ -117,7 +117,7 @@ def store(cache_key: str | None, program: Program, executable, fired: dict) -> N
     library = os.path.basename(executable.library_path)[:-len(".so")].rpartition("-")[2]  # its key ends its name
     entry = {"format": FORMAT, "key": cache_key, "library": library,
              "inputs": [[node.dtype.name, node.rank] for node in program.inputs], "outputs": outputs, "source": full,
-             "spans": spans, "cores": [core.name for core in core_libraries() if core.used_by(executable)],
+             "spans": spans, "cores": [core.name for core in CORES if core.used_by(executable)],
              "fired": fired}
     compiler.write_entry(compiler.entry_path(program.name, cache_key, SUFFIX),
                          compiler.signed(json.dumps(entry).encode()))
